@@ -2,11 +2,13 @@
 import { LabSpecError } from '../errors.ts';
 import type { ProviderName } from '../plan/lab-plan.ts';
 import { ExistingProvider } from './existing/existing-provider.ts';
+import { LibvirtProvider } from './libvirt/libvirt-provider.ts';
 import { NetnsProvider } from './netns/netns-provider.ts';
 import type { LabProvider, ProviderContext, ProviderFactory } from './lab-provider.ts';
 
 const FACTORIES: Partial<Record<ProviderName, ProviderFactory>> = {
   netns: (context) => new NetnsProvider(context),
+  libvirt: (context) => new LibvirtProvider(context),
   existing: (context) => new ExistingProvider(context),
 };
 

@@ -1,10 +1,9 @@
 /** What a fresh emulated cluster holds before any user object: the kubernetes and kube-dns Services and the DNS pod. */
 import { join } from 'node:path';
 import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
+import type { OutsideHost } from './cluster-hosts.ts';
 import type { ClusterState, ExternalEcho, PodSpec } from './cluster-state.ts';
 import type { EmulatedCluster } from './emulated-cluster.ts';
-import { outsideNamespace } from './names.ts';
-import type { NetnsPodRuntime } from './pod-runtime.ts';
 import { writeGeneratedWindowsCni } from './windows-cni-files.ts';
 import {
   NETEXEC_HTTP_PORT,
@@ -67,17 +66,17 @@ export function initialState(plan: LabPlan, externalEcho: ExternalEcho): Cluster
   };
 }
 
-/** The echo server outside the cluster that outbound-NAT probes hit (netexec on every address). */
+/** The echo server outside the cluster that outbound-NAT probes hit (netexec). */
 export async function startExternalEcho(
-  runtime: NetnsPodRuntime,
+  outside: OutsideHost,
   plan: LabPlan,
   dir: string,
 ): Promise<ExternalEcho> {
-  const netns = outsideNamespace(plan.prefix);
+  const { runtime, netns, bind } = outside;
   const { pid } = await runtime.start(
     netns,
-    netexecArgv('external'),
-    join(dir, 'logs', `${netns}.log`),
+    netexecArgv('external', runtime.workloads, bind),
+    join(runtime.dataDir ?? dir, 'logs', `${netns ?? 'external-echo'}.log`),
     READY_LINE,
   );
   return {

@@ -2,19 +2,16 @@
  * Brings the dataplane in line with the cluster state, as kube-proxy and CoreDNS react to the
  * API: per-node iptables (only where changed) and the DNS zone (rewrite + SIGHUP + wait).
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { outboundNat } from '../../cni/windows-cni-config.ts';
-import { WaitTimeoutError } from '../../errors.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
-import type { NodeShell } from '../lab-provider.ts';
 import { clusterZone } from './cluster-dns.ts';
+import type { ClusterHosts } from './cluster-hosts.ts';
 import { endpointIps } from './cluster-objects.ts';
 import type { ClusterState, PodRecord } from './cluster-state.ts';
-import { processAlive as alive } from '../../exec/process-alive.ts';
 import { applyNodeRules, renderNodeRules, rulesHash } from './node-rules.ts';
-import type { NetnsPodRuntime } from './pod-runtime.ts';
+import type { PodRuntime } from './pod-runtime.ts';
 import { readWindowsCni } from './windows-cni-files.ts';
 import { RELOADED_LINE } from './workload-programs.ts';
 
@@ -25,12 +22,26 @@ export interface SyncContext {
   /** `<stateDir>/netns`. */
   dir: string;
   log: Logger;
-  runtime: NetnsPodRuntime;
-  shell(node: string): NodeShell;
+  hosts: ClusterHosts;
 }
 
 export function zoneFile(dir: string): string {
   return join(dir, 'zone.json');
+}
+
+/** The zone file as the DNS pod on `runtime`'s machine reads it. */
+export function zoneFileOn(runtime: PodRuntime, dir: string): string {
+  return zoneFile(runtime.dataDir ?? dir);
+}
+
+/** The node the DNS pod runs (or will run) on: the first Linux control plane. */
+export function dnsNode(plan: LabPlan, state: ClusterState): string {
+  const node =
+    dnsPod(state)?.node ??
+    plan.nodes.find((n) => n.role === 'control-plane' && n.os === 'linux')?.name ??
+    plan.nodes[0]?.name;
+  if (node === undefined) throw new Error(`plan ${plan.id} has no nodes`);
+  return node;
 }
 
 /** The pod serving cluster DNS (kube-system, selected by the kube-dns Service). */
@@ -56,20 +67,10 @@ async function syncRules(ctx: SyncContext, state: ClusterState, force: boolean):
       const rules = renderNodeRules(ctx.plan, node, services, policy);
       const hash = rulesHash(rules);
       if (!force && state.applied.rules[node.name] === hash) return;
-      await applyNodeRules(ctx.shell(node.name), rules);
+      await applyNodeRules(ctx.hosts.shell(node.name), rules);
       state.applied.rules[node.name] = hash;
     }),
   );
-}
-
-function countLines(file: string, pattern: RegExp): number {
-  try {
-    return readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((l) => pattern.test(l)).length;
-  } catch {
-    return 0;
-  }
 }
 
 /** Writes the zone; when it changed and the DNS pod runs, reloads it and waits for the reload. */
@@ -77,24 +78,11 @@ async function syncZone(ctx: SyncContext, state: ClusterState, force: boolean): 
   const text = `${JSON.stringify(clusterZone(ctx.plan, state), null, 2)}\n`;
   const hash = rulesHash(text);
   if (!force && state.applied.zone === hash) return;
-  const file = zoneFile(ctx.dir);
-  writeFileSync(`${file}.tmp`, text);
-  renameSync(`${file}.tmp`, file);
+  const runtime = ctx.hosts.pods(dnsNode(ctx.plan, state));
+  await runtime.writeFile(zoneFileOn(runtime, ctx.dir), text);
   const pod = dnsPod(state);
-  if (pod?.pid !== undefined && pod.phase === 'Running' && alive(pod.pid)) {
-    const before = countLines(pod.logFile, RELOADED_LINE);
-    ctx.runtime.signal(pod.pid, 'SIGHUP');
-    const deadline = Date.now() + RELOAD_TIMEOUT_MS;
-    while (countLines(pod.logFile, RELOADED_LINE) <= before) {
-      if (Date.now() > deadline) {
-        throw new WaitTimeoutError(
-          'the DNS pod to reload its zone',
-          RELOAD_TIMEOUT_MS,
-          readFileSync(pod.logFile, 'utf8').slice(-500),
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+  if (pod?.pid !== undefined && pod.phase === 'Running') {
+    await runtime.signalAndWait(pod.pid, 'SIGHUP', pod.logFile, RELOADED_LINE, RELOAD_TIMEOUT_MS);
   }
   state.applied.zone = hash;
 }

@@ -7,8 +7,8 @@ import { ProviderError } from '../../errors.ts';
 import type { RunOptions, RunResult } from '../../exec/command-runner.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
-import type { NodeShell } from '../lab-provider.ts';
 import { podDnsConfig, renderResolvConf } from './cluster-dns.ts';
+import type { ClusterHosts } from './cluster-hosts.ts';
 import * as objects from './cluster-objects.ts';
 import {
   ClusterStateStore,
@@ -20,10 +20,9 @@ import {
   type ServiceRecord,
   type ServiceSpec,
 } from './cluster-state.ts';
-import { syncDataplane, zoneFile, type SyncContext } from './cluster-sync.ts';
-import { outsideNamespace, podNamespace } from './names.ts';
+import { syncDataplane, zoneFileOn, type SyncContext } from './cluster-sync.ts';
+import { podNamespace } from './names.ts';
 import { attachPod } from './pod-network-attach.ts';
-import type { NetnsPodRuntime } from './pod-runtime.ts';
 import { readWindowsCni, writeWindowsCni } from './windows-cni-files.ts';
 import {
   READY_LINE,
@@ -59,14 +58,14 @@ export class EmulatedCluster {
 
   constructor(
     readonly plan: LabPlan,
-    /** `<stateDir>/netns`. */
+    /** `<stateDir>/netns`: cluster.json, cni/ and, for pods of this host, logs/ and zone.json. */
     readonly dir: string,
-    private readonly runtime: NetnsPodRuntime,
-    shell: (node: string) => NodeShell,
+    /** Where each node's pods and wiring run, and the outside world. */
+    readonly hosts: ClusterHosts,
     log: Logger,
   ) {
     this.store = new ClusterStateStore(dir);
-    this.sync = { plan, dir, log, runtime, shell };
+    this.sync = { plan, dir, log, hosts };
   }
 
   /** Starts a pod running netexec (HTTP 8080, UDP 8081) and returns its IP once it listens. */
@@ -86,7 +85,7 @@ export class EmulatedCluster {
         netns,
         phase: 'Pending',
         program,
-        logFile: join(this.dir, 'logs', `${netns}.log`),
+        logFile: join(this.hosts.pods(node.name).dataDir ?? this.dir, 'logs', `${netns}.log`),
         ...(system ? { system } : {}),
       };
       state.pods.push(record);
@@ -94,17 +93,18 @@ export class EmulatedCluster {
     });
     try {
       const node = objects.planNode(this.plan, pod.node);
+      const runtime = this.hosts.pods(node.name);
       const windowsCni = node.os === 'windows' ? readWindowsCni(this.dir, node) : undefined;
-      await this.runtime.createSandbox(
+      await runtime.createSandbox(
         pod.netns,
         renderResolvConf(podDnsConfig(this.plan, node, pod.namespace, windowsCni)),
       );
-      await attachPod(this.sync.shell(node.name), this.plan, node, pod);
+      await attachPod(this.hosts.shell(node.name), this.plan, node, pod);
       const argv =
         program === 'dns'
-          ? dnsServerArgv(zoneFile(this.dir), pod.ip)
-          : netexecArgv(pod.hostname ?? pod.name);
-      const { pid } = await this.runtime.start(pod.netns, argv, pod.logFile, READY_LINE);
+          ? dnsServerArgv(zoneFileOn(runtime, this.dir), pod.ip, runtime.workloads)
+          : netexecArgv(pod.hostname ?? pod.name, runtime.workloads);
+      const { pid } = await runtime.start(pod.netns, argv, pod.logFile, READY_LINE);
       return await this.store.update(async (state) => {
         const record = objects.findPod(state, pod.namespace, pod.name);
         if (record === undefined)
@@ -206,12 +206,13 @@ export class EmulatedCluster {
     const pod = objects.findPod(this.store.read(), namespace, podName);
     if (pod === undefined)
       return Promise.reject(new ProviderError(`no pod ${namespace}/${podName}`));
-    return this.runtime.exec(pod.netns, argv, options);
+    return this.hosts.pods(pod.node).exec(pod.netns, argv, options);
   }
 
-  /** Runs argv in the outside namespace (hypervisor host / external world). */
+  /** Runs argv outside the cluster (the outside namespace, or the hypervisor host). */
   execOutside(argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
-    return this.runtime.exec(outsideNamespace(this.plan.prefix), argv, options);
+    const { runtime, netns } = this.hosts.outside;
+    return runtime.exec(netns, argv, options);
   }
 
   /** Runs probe.mjs in the pod and parses its one JSON line. */
@@ -221,12 +222,15 @@ export class EmulatedCluster {
     args: readonly string[],
     options: RunOptions = {},
   ): Promise<ProbeOutcome> {
-    return parseProbe(await this.exec(podName, namespace, probeArgv(args), options));
+    const pod = objects.findPod(this.store.read(), namespace, podName);
+    const at = pod === undefined ? undefined : this.hosts.pods(pod.node).workloads;
+    return parseProbe(await this.exec(podName, namespace, probeArgv(args, at), options));
   }
 
   /** Runs probe.mjs in the outside namespace (NodePort checks from outside the cluster). */
   async probeOutside(args: readonly string[], options: RunOptions = {}): Promise<ProbeOutcome> {
-    return parseProbe(await this.execOutside(probeArgv(args), options));
+    const at = this.hosts.outside.runtime.workloads;
+    return parseProbe(await this.execOutside(probeArgv(args, at), options));
   }
 
   /** The Windows CNI config the node is using, as read back from its file. */
@@ -251,7 +255,14 @@ export class EmulatedCluster {
 
   private async removePods(pods: PodRecord[]): Promise<void> {
     if (pods.length === 0) return;
-    await this.runtime.removeSandboxes(pods.map((p) => p.netns));
+    const nodes = [...new Set(pods.map((p) => p.node))];
+    await Promise.all(
+      nodes.map((node) =>
+        this.hosts
+          .pods(node)
+          .removeSandboxes(pods.filter((p) => p.node === node).map((p) => p.netns)),
+      ),
+    );
     const gone = new Set(pods.map((p) => `${p.namespace}/${p.name}`));
     await this.store.update(async (state) => {
       state.pods = state.pods.filter((p) => !gone.has(`${p.namespace}/${p.name}`));

@@ -18,8 +18,13 @@ import { settleAll } from './cluster-sync.ts';
 import { ETC_NETNS, listNamespaces, orphanEtcDirs, removeNamespaces } from './namespace-cleanup.ts';
 import { ALL_LABS_PREFIX, labIdOf, ownedBy, prefixOfLab } from './names.ts';
 import { netnsPreflight } from './netns-preflight.ts';
-import { NetnsStartedLab, netnsDir, nodeShellFor, teardownLab } from './netns-started-lab.ts';
-import { NetnsPodRuntime } from './pod-runtime.ts';
+import {
+  NetnsStartedLab,
+  netnsDir,
+  netnsHosts,
+  nodeShellFor,
+  teardownLab,
+} from './netns-started-lab.ts';
 import {
   buildNode,
   buildOutside,
@@ -95,7 +100,7 @@ export class NetnsProvider implements LabProvider {
     await progress.step(`nodes (flannel ${plan.cni.backend}) and external echo`, () =>
       settleAll([
         buildOutside(runner, plan).then(async () => {
-          echo = await startExternalEcho(new NetnsPodRuntime(runner), plan, dir);
+          echo = await startExternalEcho(netnsHosts(this.context, plan).outside, plan, dir);
         }),
         ...plan.nodes.map((node) =>
           buildNode(nodeShellFor(this.context, plan, node.name), plan, node),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ProviderError } from '../../errors.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
 import type { LabStatus, ProviderContext, StartedLab } from '../lab-provider.ts';
+import type { ClusterHosts } from './cluster-hosts.ts';
 import { EmulatedCluster } from './emulated-cluster.ts';
 import { listNamespaces, orphanEtcDirs, removeNamespaces } from './namespace-cleanup.ts';
 import { nodeNamespace, outsideNamespace, ownedBy, switchNamespace } from './names.ts';
@@ -28,15 +29,18 @@ export function nodeShellFor(
   return new NetnsNodeShell(node, nodeNamespace(plan.prefix, node), context.runner);
 }
 
+/** Everything of a netns lab runs on this host: pods and outside are namespaces here. */
+export function netnsHosts(context: ProviderContext, plan: LabPlan): ClusterHosts {
+  const runtime = new NetnsPodRuntime(context.runner);
+  return {
+    pods: () => runtime,
+    shell: (node) => nodeShellFor(context, plan, node),
+    outside: { runtime, netns: outsideNamespace(plan.prefix) },
+  };
+}
+
 export function clusterFor(context: ProviderContext, plan: LabPlan): EmulatedCluster {
-  const shell = (node: string): NetnsNodeShell => nodeShellFor(context, plan, node);
-  return new EmulatedCluster(
-    plan,
-    netnsDir(context),
-    new NetnsPodRuntime(context.runner),
-    shell,
-    context.log,
-  );
+  return new EmulatedCluster(plan, netnsDir(context), netnsHosts(context, plan), context.log);
 }
 
 /**

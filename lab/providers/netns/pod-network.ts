@@ -28,16 +28,16 @@ export function vtepMac(node: PlannedNode): string {
   return `0e:6c:00:00:${hex(node.index >> 8)}:${hex(node.index)}`;
 }
 
-/** `ip -batch` lines for the inter-node pod network on `node`. */
-export function podNetworkScript(plan: LabPlan, node: PlannedNode): string[] {
+/** `ip -batch` lines for the inter-node pod network on `node`; `nic` is its lab-network NIC. */
+export function podNetworkScript(plan: LabPlan, node: PlannedNode, nic = NODE_NIC): string[] {
   const remotes = plan.nodes.filter((n) => n.name !== node.name);
   if (plan.cni.backend === 'host-gw') {
-    return remotes.map((r) => `route add ${r.podCIDR} via ${r.ip} dev ${NODE_NIC}`);
+    return remotes.map((r) => `route add ${r.podCIDR} via ${r.ip} dev ${nic}`);
   }
   const dev = vxlanDevice(plan);
   return [
     `link add ${dev} address ${vtepMac(node)} mtu ${podMtu(plan)} type vxlan id ${plan.cni.vni} ` +
-      `local ${node.ip} dev ${NODE_NIC} dstport ${plan.cni.port} nolearning`,
+      `local ${node.ip} dev ${nic} dstport ${plan.cni.port} nolearning`,
     `addr add ${vtepAddress(node)}/32 dev ${dev}`,
     `link set ${dev} up`,
     ...remotes.flatMap((r) => [

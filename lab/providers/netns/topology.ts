@@ -59,13 +59,17 @@ export function outsideScript(plan: LabPlan): string[] {
 }
 
 /** Forwarding on, no reverse-path filter (SNATed replies cross the tunnel), bridged pod traffic through iptables (kube-proxy needs it). */
-export const NODE_SYSCTLS = [
-  'net.ipv4.ip_forward=1',
-  'net.ipv4.conf.all.rp_filter=0',
-  'net.ipv4.conf.default.rp_filter=0',
-  `net.ipv4.conf.${NODE_NIC}.rp_filter=0`,
-  'net.bridge.bridge-nf-call-iptables=1',
-];
+export function nodeSysctls(nic: string): string[] {
+  return [
+    'net.ipv4.ip_forward=1',
+    'net.ipv4.conf.all.rp_filter=0',
+    'net.ipv4.conf.default.rp_filter=0',
+    `net.ipv4.conf.${nic}.rp_filter=0`,
+    'net.bridge.bridge-nf-call-iptables=1',
+  ];
+}
+
+export const NODE_SYSCTLS = nodeSysctls(NODE_NIC);
 
 /** A node's own network: lab NIC, default route to the gateway, cni0, and the pod network. */
 export function nodeScript(plan: LabPlan, node: PlannedNode): string[] {

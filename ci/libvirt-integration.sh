@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# Issue 5 on real VMs, isolated: a network namespace plays the hypervisor host. Installs what it
+# needs, builds (or reuses) the Debian box, starts virtlogd, libvirtd and an sshd (for the
+# qemu+ssh:// hypervisor entry) inside the namespace, runs
+# lab/providers/libvirt/libvirt-integration.test.ts there, then removes the namespace and stops
+# every daemon it started. VM traffic never leaves the namespace. Re-runnable; root only.
+# HL_LIBVIRT_BENCH=1 also runs the provider benchmark into test-results/libvirt/bench.json.
+# shellcheck disable=SC2317 # the functions run through step() and the EXIT trap
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+
+NS_PREFIX=hlci-virt-    # not "hl-": `lab reap` owns hl-* namespaces
+NS="${NS_PREFIX}$$"
+SSH_PORT=2222
+BRIDGE=hlbr0
+LAB_GATEWAY=192.168.200.1/24
+EXTERNAL=198.51.100.1/24
+APT_PACKAGES=(vagrant vagrant-libvirt libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils
+  debootstrap fdisk openssh-server openssh-client dnsmasq-base ebtables iproute2 procps)
+
+log() { printf '%s libvirt-it: %s\n' "$(date +%T)" "$*"; }
+started_at=$(date +%s)
+declare -A took
+
+install_packages() {
+  local missing=() pkg guard=''
+  for pkg in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  log "installing ${missing[*]}"
+  # Packages must not start their daemons on this machine; ours run in the namespace only.
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
+    guard=/usr/sbin/policy-rc.d
+  fi
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  [ -z "$guard" ] || rm -f "$guard"
+}
+
+# Kills every process in a namespace, then deletes it.
+remove_namespace() {
+  local ns=$1 pids
+  pids=$(ip netns pids "$ns" 2>/dev/null || true)
+  if [ -n "$pids" ]; then
+    # shellcheck disable=SC2086 # a list of pids
+    kill -TERM $pids 2>/dev/null || true
+    for _ in $(seq 50); do
+      pids=$(ip netns pids "$ns" 2>/dev/null || true)
+      [ -z "$pids" ] && break
+      sleep 0.1
+    done
+    # shellcheck disable=SC2086
+    [ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
+  fi
+  ip netns del "$ns" 2>/dev/null || true
+  rm -rf "/etc/netns/$ns"
+}
+
+work='' made_run_sshd=false pool_existed=true
+cleanup() {
+  local rc=$?
+  if ip netns list | grep -q "^$NS\b"; then
+    log "cleaning up namespace $NS"
+    in_ns bash vagrant/bin/hl-destroy-orphans.sh qemu:///system --all || rc=1
+    for vol in $(in_ns virsh -q vol-list default 2>/dev/null | awk '$1 ~ /^hybrid-lab-VAGRANTSLASH-/ {print $1}'); do
+      in_ns virsh -q vol-delete --pool default "$vol" >/dev/null || true
+    done
+    if [ "$pool_existed" = false ]; then
+      in_ns virsh -q pool-destroy default >/dev/null 2>&1 || true
+      in_ns virsh -q pool-undefine default >/dev/null 2>&1 || true
+    fi
+    remove_namespace "$NS"
+  fi
+  [ "$made_run_sshd" = false ] || rmdir /run/sshd 2>/dev/null || true
+  # libvirt's per-domain logs and the ssh hypervisor's console logs of this test's labs.
+  rm -f /var/log/libvirt/qemu/hl-libvirt-emulated_* /var/log/libvirt/qemu/hl-libvirt-reap_* \
+    /var/log/libvirt/qemu/hl-bench-par_* /var/log/libvirt/qemu/hl-bench-seq_*
+  vagrant global-status --prune >/dev/null 2>&1 || true
+  [ -z "$work" ] || rm -rf "$work"
+  left=$(ip netns list | grep -c "^$NS_PREFIX" || true)
+  [ "$left" -eq 0 ] || { log "namespaces left behind: $(ip netns list | grep "^$NS_PREFIX")"; rc=1; }
+  log "total $(($(date +%s) - started_at)) s; exit $rc"
+  exit "$rc"
+}
+
+in_ns() { ip netns exec "$NS" "$@"; }
+
+step() {
+  local name=$1 began
+  shift
+  began=$(date +%s)
+  log "$name ..."
+  "$@"
+  took[$name]=$(($(date +%s) - began))
+  log "$name: ${took[$name]} s"
+}
+
+refuse_foreign_libvirtd() {
+  local ns
+  # A killed earlier run leaves its namespace; it is ours by name.
+  for ns in $(ip netns list | awk -v p="$NS_PREFIX" 'index($1, p) == 1 {print $1}'); do
+    log "removing namespace $ns left by an earlier run"
+    NS=$ns
+    in_ns bash vagrant/bin/hl-destroy-orphans.sh qemu:///system --all || true
+    remove_namespace "$ns"
+  done
+  NS="${NS_PREFIX}$$"
+  if pgrep -x libvirtd >/dev/null || pgrep -x virtqemud >/dev/null; then
+    log "a libvirt daemon already runs on this machine; this test starts its own in a namespace"
+    exit 1
+  fi
+}
+
+setup_namespace() {
+  work=$(mktemp -d /tmp/hlci-virt.XXXXXX)
+  ip netns add "$NS"
+  in_ns ip link set lo up
+  # The lab bridge both hypervisor entries attach to, with the gateway and external address:
+  # this "host" plays the outside world of the emulated cluster.
+  in_ns ip link add "$BRIDGE" type bridge
+  in_ns ip addr add "$LAB_GATEWAY" dev "$BRIDGE"
+  in_ns ip addr add "$EXTERNAL" dev "$BRIDGE"
+  in_ns ip link set "$BRIDGE" up
+  # /etc/netns/NS/ssh replaces /etc/ssh for processes in the namespace: the sshd's own config
+  # and a known_hosts entry for it, so every ssh client there trusts this hypervisor host.
+  local etc="/etc/netns/$NS/ssh"
+  mkdir -p "$etc"
+  cp -a /etc/ssh/. "$etc/"
+  rm -f "$etc"/ssh_host_*
+  ssh-keygen -q -t ed25519 -N '' -f "$etc/ssh_host_ed25519_key"
+  ssh-keygen -q -t ed25519 -N '' -f "$work/id_ed25519"
+  install -m 0600 "$work/id_ed25519.pub" "$etc/hl_authorized_keys"
+  printf '[127.0.0.1]:%s %s\n' "$SSH_PORT" "$(cut -d' ' -f1,2 "$etc/ssh_host_ed25519_key.pub")" >"$etc/ssh_known_hosts"
+  cat >"$etc/sshd_config" <<EOF
+Port $SSH_PORT
+ListenAddress 127.0.0.1
+HostKey /etc/ssh/ssh_host_ed25519_key
+PermitRootLogin prohibit-password
+AuthorizedKeysFile /etc/ssh/hl_authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+PidFile $work/sshd.pid
+EOF
+  if [ ! -d /run/sshd ]; then mkdir -p /run/sshd && made_run_sshd=true; fi
+}
+
+start_daemons() {
+  in_ns virtlogd -d
+  in_ns libvirtd -d
+  in_ns /usr/sbin/sshd -f /etc/ssh/sshd_config -E "$work/sshd.log"
+  for _ in $(seq 100); do
+    in_ns virsh -q -c qemu:///system version >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+  in_ns virsh -q -c qemu:///system version >/dev/null
+  in_ns virsh -q pool-info default >/dev/null 2>&1 || pool_existed=false
+  in_ns virsh -q -c "qemu+ssh://root@127.0.0.1:$SSH_PORT/system?keyfile=$work/id_ed25519" version >/dev/null
+  log "libvirtd, virtlogd and sshd (127.0.0.1:$SSH_PORT) run in $NS: pids $(ip netns pids "$NS" | tr '\n' ' ')"
+}
+
+run_test() {
+  mkdir -p "$work/lab" test-results/libvirt
+  chmod 755 "$work" "$work/lab"
+  set +e
+  in_ns env HL_LIBVIRT_IT=1 CI=true LAB_HOME="$work/lab" RESULTS_DIR="$PWD/test-results/libvirt" \
+    HL_IT_BRIDGE="$BRIDGE" HL_IT_SSH_URI="qemu+ssh://root@127.0.0.1:$SSH_PORT/system?keyfile=$work/id_ed25519" \
+    npx mocha --import=tsx --timeout 0 lab/providers/libvirt/libvirt-integration.test.ts
+  test_rc=$?
+  set -e
+  local dir
+  for dir in "$work/lab"/*/logs; do
+    [ -d "$dir" ] && cp -r "$dir" "test-results/libvirt/$(basename "$(dirname "$dir")")-logs"
+  done
+}
+
+# The provider benchmark (two hypervisors in parallel vs one after the other), when asked for.
+run_bench() {
+  mkdir -p "$work/bench"
+  chmod 755 "$work/bench"
+  in_ns env CI=true LAB_HOME="$work/bench" HL_IT_BRIDGE="$BRIDGE" \
+    HL_IT_SSH_URI="qemu+ssh://root@127.0.0.1:$SSH_PORT/system?keyfile=$work/id_ed25519" \
+    node --import tsx lab/providers/libvirt/libvirt-bench.ts >test-results/libvirt/bench.json
+  cat test-results/libvirt/bench.json
+}
+
+main() {
+  if [ "$(id -u)" -ne 0 ]; then
+    log "needs root (namespaces, libvirtd, loop devices)"
+    exit 1
+  fi
+  trap cleanup EXIT
+  step packages install_packages
+  refuse_foreign_libvirtd
+  step box bash vagrant/boxes/debian/build.sh
+  step namespace setup_namespace
+  step daemons start_daemons
+  test_rc=1
+  step test run_test
+  if [ "${HL_LIBVIRT_BENCH:-0}" = 1 ]; then step bench run_bench; fi
+  log "timings (s): packages ${took[packages]}, box ${took[box]}, daemons ${took[daemons]}, test ${took[test]} (up, suite, down, kill+reap: test-results/libvirt/libvirt-timings.json)"
+  exit "$test_rc"
+}
+
+main "$@"

@@ -1,0 +1,56 @@
+/**
+ * Processes a lab started on this host (vagrant and its children, ssh masters, the external
+ * echo) carry HL_LAB_ID=<lab id> in their environment; the reaper finds them by it, so a
+ * killed harness never leaves a vagrant creating domains behind.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import type { CommandRunner } from '../../exec/command-runner.ts';
+import { processAlive } from '../../exec/process-alive.ts';
+import { ALL_LABS_PREFIX, LAB_ID_ENV } from './libvirt-names.ts';
+
+const EXIT_WAIT_MS = 5000;
+
+/** The lab id in a NUL-separated environ block, if any. */
+export function labIdInEnviron(environ: string): string | undefined {
+  const entry = environ.split('\0').find((e) => e.startsWith(`${LAB_ID_ENV}=`));
+  return entry?.slice(LAB_ID_ENV.length + 1);
+}
+
+/** Every process stamped with a hybrid-lab id, never this process. */
+export function stampedProcesses(procDir = '/proc'): { pid: number; labId: string }[] {
+  const found: { pid: number; labId: string }[] = [];
+  for (const entry of readdirSync(procDir)) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`${procDir}/${entry}/environ`, 'latin1');
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    const labId = labIdInEnviron(environ);
+    if (labId?.startsWith(ALL_LABS_PREFIX) === true) found.push({ pid: Number(entry), labId });
+  }
+  return found;
+}
+
+/** Pids stamped with `labId` (every hybrid-lab lab's when undefined). */
+export function labProcesses(labId?: string, procDir = '/proc'): number[] {
+  return stampedProcesses(procDir)
+    .filter((p) => labId === undefined || p.labId === labId)
+    .map((p) => p.pid);
+}
+
+/** SIGTERM, then SIGKILL what is left; returns a line per killed process. */
+export async function killLabProcesses(runner: CommandRunner, labId?: string): Promise<string[]> {
+  const pids = labProcesses(labId).filter(processAlive);
+  if (pids.length === 0) return [];
+  await runner.run('kill', ['-TERM', ...pids.map(String)], { check: false });
+  const deadline = Date.now() + EXIT_WAIT_MS;
+  while (pids.some(processAlive) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const stubborn = pids.filter(processAlive);
+  if (stubborn.length > 0)
+    await runner.run('kill', ['-KILL', ...stubborn.map(String)], { check: false });
+  return [`killed ${pids.length} process(es) of ${labId ?? 'hybrid-lab labs'}: ${pids.join(' ')}`];
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Removes everything a hybrid-lab lab owns on one libvirt URI (see hl-lab-resources.sh):
+# stops and undefines its domains (snapshots and NVRAM included), deletes its volumes, stops
+# and undefines its networks. Idempotent; prints "removed <kind> <name>" per resource and
+# exits 1 when something could not be removed (after trying everything).
+set -euo pipefail
+# shellcheck source=hl-common.sh
+. "$(dirname "$0")/hl-common.sh"
+
+[ $# -eq 2 ] || hl_usage "URI LAB-ID|--all"
+hl_init "$1" "$2"
+
+failed=0
+# Runs a removal step; a resource that vanished meanwhile is not a failure.
+remove() {
+  local kind=$1 name=$2 out
+  shift 2
+  if out=$("$@" 2>&1); then
+    printf 'removed %s %s\n' "$kind" "$name"
+  elif [[ "$out" =~ (not\ found|no\ domain\ with|no\ network\ with|no\ storage\ vol) ]]; then
+    return 0
+  else
+    printf 'failed %s %s: %s\n' "$kind" "$name" "$out" >&2
+    failed=1
+  fi
+}
+
+resources=$(hl_lab_resources)
+while read -r kind name rest; do
+  [ "$kind" = domain ] || continue
+  if [ "$(hl_virsh domstate "$name" 2>/dev/null)" != "shut off" ]; then
+    hl_virsh destroy "$name" >/dev/null 2>&1 || true
+  fi
+  for snap in $(hl_virsh snapshot-list "$name" --name 2>/dev/null); do
+    hl_virsh snapshot-delete "$name" "$snap" --metadata >/dev/null 2>&1 || true
+  done
+  remove domain "$name" hl_virsh undefine "$name" --managed-save --snapshots-metadata --nvram
+  : "$rest"
+done <<<"$resources"
+# Volumes again: undefine does not remove the disks vagrant-libvirt created.
+while read -r kind pool name _; do
+  [ "$kind" = volume ] || continue
+  remove volume "$pool/$name" hl_virsh vol-delete "$name" --pool "$pool"
+done < <(hl_lab_resources)
+while read -r kind name _; do
+  [ "$kind" = network ] || continue
+  hl_virsh net-destroy "$name" >/dev/null 2>&1 || true
+  remove network "$name" hl_virsh net-undefine "$name"
+done <<<"$resources"
+exit "$failed"
