@@ -1,6 +1,7 @@
 /** The lab spec (DESIGN §3) as a zod schema; `lab schema` prints it as JSON Schema. */
 import { z } from 'zod';
 import { isIpv4, parseCidr } from '../plan/ipv4.ts';
+import { ArtifactsSpecSchema, KubeadmSpecSchema } from '../provision/provision-settings.ts';
 
 /** RFC 1123 label, as Kubernetes node names and libvirt domain names need. */
 export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -95,6 +96,8 @@ export const LabSpecSchema = z
       })
       .prefault({}),
     kubeconfig: z.string().optional().describe('existing provider: path to the kubeconfig.'),
+    artifacts: ArtifactsSpecSchema.optional(),
+    kubeadm: KubeadmSpecSchema.optional(),
   })
   .describe('A hybrid-lab lab spec.');
 

@@ -1,0 +1,158 @@
+/**
+ * The artifact cache layout: exactly which files an offline kubeadm lab needs for its versions,
+ * relative to the cache root, each with where to get it.
+ */
+import type { LabPlan, NodeOs, NodeRole } from '../plan/lab-plan.ts';
+import { flannelImages, type ComponentVersions } from './component-versions.ts';
+
+export type ArtifactKind = 'file' | 'deb' | 'image';
+
+export interface Artifact {
+  kind: ArtifactKind;
+  /** Path below the cache root, `/`-separated; for a deb, the package name. */
+  path: string;
+  /** What needs it, in a few words. */
+  what: string;
+  /** Where to get it when staging. */
+  from: string;
+}
+
+/** Debian packages of Linux nodes; the cache holds them with a Packages index (a flat repo). */
+export const DEBIAN_REPO_DIR = 'debian/bookworm/amd64';
+export const DEBIAN_PACKAGES = [
+  'containerd',
+  'runc',
+  'containernetworking-plugins',
+  'conntrack',
+  'socat',
+  'ethtool',
+  'iptables',
+  // The nodes fetch binaries with curl when the cache is a URL; minimal boxes lack it.
+  'curl',
+] as const;
+
+const DL_K8S = 'https://dl.k8s.io/release';
+
+/** `registry.k8s.io/pause:3.9` → `images/linux/registry.k8s.io_pause_3.9.tar`. */
+export function imageTarball(os: NodeOs, ref: string): string {
+  return `images/${os}/${ref.replace(/[/:@]/g, '_')}.tar`;
+}
+
+/** The list kubeadm prints for this version; the cache holds it so image tags are never guessed. */
+export function kubeadmImageList(v: ComponentVersions): string {
+  return `kubernetes/${v.kubernetes}/images.txt`;
+}
+
+/** Images of `kubeadm config images list` that a node of `role` imports. */
+export function kubeadmImagesFor(role: NodeRole, listed: readonly string[]): string[] {
+  return role === 'control-plane'
+    ? [...listed]
+    : listed.filter((r) => /\/(kube-proxy|pause):/.test(r));
+}
+
+function linuxFiles(v: ComponentVersions): Artifact[] {
+  const k = v.kubernetes;
+  const bins = ['kubeadm', 'kubelet', 'kubectl'].map((bin): Artifact => ({
+    kind: 'file',
+    path: `kubernetes/${k}/linux/amd64/${bin}`,
+    what: `${bin} for Kubernetes ${k}`,
+    from: `${DL_K8S}/${k}/bin/linux/amd64/${bin}`,
+  }));
+  const debs = DEBIAN_PACKAGES.map((pkg): Artifact => ({
+    kind: 'deb',
+    path: pkg,
+    what: `Debian package ${pkg} (with a Packages index) in ${DEBIAN_REPO_DIR}`,
+    from: 'vagrant/scripts/linux/stage-debian-packages.sh on a Debian bookworm host',
+  }));
+  const crictl = `crictl-${v.crictl}-linux-amd64.tar.gz`;
+  const images = Object.values(flannelImages(v)).map((ref): Artifact => ({
+    kind: 'image',
+    path: imageTarball('linux', ref),
+    what: `image ${ref}`,
+    from: `ctr -n k8s.io images pull --platform linux/amd64 ${ref} && ctr -n k8s.io images export --platform linux/amd64 FILE ${ref}`,
+  }));
+  return [
+    ...debs,
+    ...bins,
+    {
+      kind: 'file',
+      path: `cri-tools/${v.crictl}/${crictl}`,
+      what: `crictl ${v.crictl}`,
+      from: `https://github.com/kubernetes-sigs/cri-tools/releases/download/${v.crictl}/${crictl}`,
+    },
+    {
+      kind: 'file',
+      path: kubeadmImageList(v),
+      what: `the image list of kubeadm ${k}`,
+      from: `kubeadm config images list --kubernetes-version ${k} > images.txt`,
+    },
+    ...images,
+  ];
+}
+
+function windowsFiles(v: ComponentVersions): Artifact[] {
+  const k = v.kubernetes;
+  const file = (path: string, what: string, from: string): Artifact => ({
+    kind: 'file',
+    path,
+    what,
+    from,
+  });
+  const bins = ['kubelet', 'kubeadm', 'kubectl', 'kube-proxy'].map((bin) =>
+    file(
+      `kubernetes/${k}/windows/amd64/${bin}.exe`,
+      `${bin}.exe for Kubernetes ${k}`,
+      `${DL_K8S}/${k}/bin/windows/amd64/${bin}.exe`,
+    ),
+  );
+  const ctrd = `containerd-${v.windowsContainerd}-windows-amd64.tar.gz`;
+  const cni = `cni-plugins-windows-amd64-${v.windowsCniPlugins}.tgz`;
+  const fcni = `cni-plugin-flannel-windows-amd64-${v.flannelCniPlugin}.tgz`;
+  const gh = 'https://github.com';
+  const images = [v.pauseImage, v.hostProcessImage].map((ref): Artifact => ({
+    kind: 'image',
+    path: imageTarball('windows', ref),
+    what: `image ${ref}`,
+    from: `ctr -n k8s.io images pull --platform windows/amd64 ${ref} && ctr -n k8s.io images export --platform windows/amd64 FILE ${ref}`,
+  }));
+  return [
+    ...bins,
+    file(
+      `containerd/v${v.windowsContainerd}/${ctrd}`,
+      `containerd ${v.windowsContainerd} for Windows`,
+      `${gh}/containerd/containerd/releases/download/v${v.windowsContainerd}/${ctrd}`,
+    ),
+    file(
+      `cni-plugins/${v.windowsCniPlugins}/${cni}`,
+      `CNI plugins ${v.windowsCniPlugins} (win-overlay, win-bridge)`,
+      `${gh}/containernetworking/plugins/releases/download/${v.windowsCniPlugins}/${cni}`,
+    ),
+    file(
+      `flannel-cni-plugin/${v.flannelCniPlugin}/${fcni}`,
+      `flannel CNI plugin ${v.flannelCniPlugin} for Windows`,
+      `${gh}/flannel-io/cni-plugin/releases/download/${v.flannelCniPlugin}/${fcni}`,
+    ),
+    file(
+      `flannel/${v.flannel}/flanneld.exe`,
+      `flanneld ${v.flannel} for Windows`,
+      `${gh}/flannel-io/flannel/releases/download/${v.flannel}/flanneld.exe`,
+    ),
+    file(
+      'nssm/2.24/nssm.exe',
+      'nssm 2.24 (runs kubelet as a service)',
+      'https://nssm.cc/release/nssm-2.24.zip (win64/nssm.exe)',
+    ),
+    ...images,
+  ];
+}
+
+/** Every artifact nodes of `os` need, in a stable order. */
+export function artifactsFor(os: NodeOs, versions: ComponentVersions): Artifact[] {
+  return os === 'linux' ? linuxFiles(versions) : windowsFiles(versions);
+}
+
+/** Every artifact the plan's nodes need (each once). */
+export function artifactsForPlan(plan: LabPlan, versions: ComponentVersions): Artifact[] {
+  const oses = [...new Set(plan.nodes.map((n) => n.os))].sort();
+  return oses.flatMap((os) => artifactsFor(os, versions));
+}

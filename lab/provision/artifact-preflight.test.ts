@@ -1,0 +1,118 @@
+import { createServer, type Server } from 'node:http';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { expect } from 'chai';
+import { ExecaRunner } from '../exec/execa-runner.ts';
+import { silentLogger } from '../log/logger.ts';
+import {
+  artifactsForPlan,
+  DEBIAN_PACKAGES,
+  imageTarball,
+  kubeadmImageList,
+} from './artifact-catalogue.ts';
+import { missingArtifacts, parsePackagesIndex } from './artifact-preflight.ts';
+import { componentVersions } from './component-versions.ts';
+import { kubeadmPlan } from './provision-test-support.ts';
+
+const KUBEADM_IMAGES = [
+  'registry.k8s.io/kube-apiserver:v1.30.4',
+  'registry.k8s.io/kube-proxy:v1.30.4',
+  'registry.k8s.io/pause:3.9',
+];
+
+/** Fills `dir` with every artifact of the plan except those whose path matches `skip`. */
+function fill(dir: string, skip: RegExp = /$^/): void {
+  const plan = kubeadmPlan();
+  const v = componentVersions(plan);
+  const put = (rel: string, text = 'x') => {
+    if (skip.test(rel)) return;
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  };
+  for (const a of artifactsForPlan(plan, v).filter((a) => a.kind !== 'deb'))
+    put(a.path, a.path.endsWith('images.txt') ? `${KUBEADM_IMAGES.join('\n')}\n` : 'x');
+  const stanzas = DEBIAN_PACKAGES.filter((p) => !skip.test(p)).map(
+    (p) => `Package: ${p}\nVersion: 1\nFilename: ./${p}_1_amd64.deb\n`,
+  );
+  put('debian/bookworm/amd64/Packages', stanzas.join('\n'));
+  for (const p of DEBIAN_PACKAGES) put(`debian/bookworm/amd64/${p}_1_amd64.deb`);
+  for (const ref of KUBEADM_IMAGES) put(imageTarball('linux', ref));
+}
+
+describe('artifact cache preflight', function () {
+  this.timeout(20_000);
+  const plan = kubeadmPlan();
+  const v = componentVersions(plan);
+  const runner = new ExecaRunner(silentLogger());
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hl-cache-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists every artifact of an empty cache, each in the one wording', async () => {
+    const missing = await missingArtifacts(plan, v, { kind: 'dir', dir }, runner);
+    expect(missing).to.have.length(artifactsForPlan(plan, v).length);
+    expect(missing.map((m) => m.message)).to.include(
+      `artifact missing: kubernetes/v1.30.4/linux/amd64/kubeadm for Kubernetes v1.30.4 — stage it in ${dir}`,
+    );
+    expect(missing.map((m) => m.message)).to.include(
+      `artifact missing: ${kubeadmImageList(v)} for Kubernetes v1.30.4 — stage it in ${dir}`,
+    );
+    expect(
+      missing.every((m) => m.message.startsWith('artifact missing: ') && m.artifact.from !== ''),
+    ).to.equal(true);
+  });
+
+  it('lists exactly what a nearly full cache lacks, including images kubeadm names', async () => {
+    fill(dir, /kubelet\.exe|kube-proxy_v1|^socat$/);
+    const missing = (await missingArtifacts(plan, v, { kind: 'dir', dir }, runner)).map(
+      (m) => m.artifact.path,
+    );
+    expect(missing).to.deep.equal([
+      'socat',
+      'kubernetes/v1.30.4/windows/amd64/kubelet.exe',
+      imageTarball('linux', 'registry.k8s.io/kube-proxy:v1.30.4'),
+    ]);
+    fill(dir);
+    expect(await missingArtifacts(plan, v, { kind: 'dir', dir }, runner)).to.deep.equal([]);
+  });
+
+  it('checks a cache URL the same way (HTTP on loopback, through curl)', async () => {
+    fill(dir, /flanneld\.exe/);
+    const server: Server = createServer((req, res) => {
+      const rel = decodeURIComponent((req.url ?? '/').slice('/cache/'.length));
+      try {
+        const text = readFileSync(join(dir, rel), 'utf8');
+        res.writeHead(200).end(req.method === 'HEAD' ? undefined : text);
+      } catch {
+        res.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const url = `http://127.0.0.1:${port}/cache`;
+      const missing = await missingArtifacts(plan, v, { kind: 'url', url }, runner);
+      expect(missing.map((m) => m.message)).to.deep.equal([
+        `artifact missing: flannel/${v.flannel}/flanneld.exe for Kubernetes v1.30.4 — stage it in ${url}`,
+      ]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('reads a Debian Packages index', () => {
+    expect([
+      ...parsePackagesIndex(
+        'Package: a\nFilename: ./a_1.deb\n\nPackage: b\nVersion: 2\nFilename: b_2.deb\n',
+      ),
+    ]).to.deep.equal([
+      ['a', 'a_1.deb'],
+      ['b', 'b_2.deb'],
+    ]);
+  });
+});

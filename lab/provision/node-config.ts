@@ -1,0 +1,123 @@
+/**
+ * The settings file every node script reads (`config/node.env` on Linux, `config\node.json` on
+ * Windows): versions, addresses and exact artifact paths, from the plan and the catalogue.
+ * Nothing secret goes in here.
+ */
+import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
+import { artifactsFor, DEBIAN_PACKAGES, DEBIAN_REPO_DIR } from './artifact-catalogue.ts';
+import type { ComponentVersions } from './component-versions.ts';
+import {
+  controlPlaneOf,
+  kubeadmApiVersion,
+  LINUX_CRI_SOCKET,
+  WINDOWS_CRI_SOCKET,
+} from './kubeadm-config.ts';
+import type { ArtifactSource } from './provision-settings.ts';
+import { STAGE } from './step-runner.ts';
+
+/** Where the node scripts look for artifacts and what their messages tell the user. */
+function artifactSettings(
+  source: ArtifactSource,
+  stage: string,
+  sep: string,
+): Record<string, string> {
+  return {
+    HL_ARTIFACTS_SOURCE: source.kind,
+    HL_ARTIFACTS_DIR: `${stage}${sep}artifacts`,
+    HL_ARTIFACTS_URL: source.kind === 'url' ? source.url : '',
+    HL_ARTIFACTS_HINT: source.kind === 'dir' ? source.dir : source.kind === 'url' ? source.url : '',
+  };
+}
+
+/** Settings both OSes share. */
+function common(plan: LabPlan, node: PlannedNode, v: ComponentVersions): Record<string, string> {
+  const cp = controlPlaneOf(plan);
+  return {
+    HL_LAB_ID: plan.id,
+    HL_NODE_NAME: node.name,
+    HL_NODE_IP: node.ip,
+    HL_NODE_ROLE: node.role,
+    HL_NODE_POD_CIDR: node.podCIDR,
+    HL_CONTROL_PLANE_ENDPOINT: `${cp.ip}:${plan.kubernetes.apiServerPort}`,
+    HL_K8S_VERSION: v.kubernetes,
+    HL_K8S_MINOR: v.kubernetesMinor,
+    HL_PAUSE_IMAGE: v.pauseImage,
+    HL_CLUSTER_DNS: plan.kubernetes.clusterDNS,
+    HL_DNS_DOMAIN: plan.kubernetes.dnsDomain,
+    HL_POD_CIDR: plan.kubernetes.podCIDR,
+    HL_SERVICE_CIDR: plan.kubernetes.serviceCIDR,
+    HL_NODEPORT_RANGE: `${plan.kubernetes.nodePortRange.min}-${plan.kubernetes.nodePortRange.max}`,
+  };
+}
+
+/** Path of the first catalogue artifact whose path ends with `suffix`. */
+function pathEnding(files: { path: string }[], suffix: string): string {
+  const found = files.find((f) => f.path.endsWith(suffix));
+  if (found === undefined) throw new Error(`artifact catalogue has no ${suffix}`);
+  return found.path;
+}
+
+/** `config/node.env` of a Linux node: shell assignments, single-quoted. */
+export function linuxNodeEnv(
+  plan: LabPlan,
+  node: PlannedNode,
+  v: ComponentVersions,
+  source: ArtifactSource,
+  imageTarballs: readonly string[],
+): string {
+  const files = artifactsFor('linux', v);
+  const values: Record<string, string> = {
+    ...common(plan, node, v),
+    ...artifactSettings(source, STAGE.linux, '/'),
+    HL_CRI_SOCKET: LINUX_CRI_SOCKET,
+    HL_CRICTL_VERSION: v.crictl,
+    HL_KUBEADM_API: kubeadmApiVersion(v.kubernetes),
+    HL_DEBIAN_REPO: DEBIAN_REPO_DIR,
+    HL_DEBIAN_PACKAGES: DEBIAN_PACKAGES.join(' '),
+    HL_ARTIFACT_KUBEADM: pathEnding(files, '/kubeadm'),
+    HL_ARTIFACT_KUBELET: pathEnding(files, '/kubelet'),
+    HL_ARTIFACT_KUBECTL: pathEnding(files, '/kubectl'),
+    HL_ARTIFACT_CRICTL: pathEnding(files, '-linux-amd64.tar.gz'),
+    HL_IMAGE_TARBALLS: imageTarballs.join(' '),
+  };
+  const lines = Object.entries(values).map(([k, val]) => `${k}='${val.replace(/'/g, `'\\''`)}'`);
+  return `# Written by hybrid-lab for ${node.name}; read by vagrant/scripts/linux/lib.sh.\n${lines.join('\n')}\n`;
+}
+
+/** `config\node.json` of a Windows node. */
+export function windowsNodeJson(
+  plan: LabPlan,
+  node: PlannedNode,
+  v: ComponentVersions,
+  source: ArtifactSource,
+  imageTarballs: readonly string[],
+): string {
+  const files = artifactsFor('windows', v);
+  const values = {
+    ...common(plan, node, v),
+    ...artifactSettings(source, STAGE.windows, '\\'),
+    HL_CRI_SOCKET: WINDOWS_CRI_SOCKET,
+    HL_KUBE_NETWORK: plan.cni.windowsNetworkName,
+    HL_CNI_BACKEND: plan.cni.backend,
+    HL_VXLAN_PORT: String(plan.cni.port),
+    HL_CONTAINERD_VERSION: v.windowsContainerd,
+    HL_ARTIFACT_KUBELET: pathEnding(files, '/kubelet.exe'),
+    HL_ARTIFACT_KUBEADM: pathEnding(files, '/kubeadm.exe'),
+    HL_ARTIFACT_KUBECTL: pathEnding(files, '/kubectl.exe'),
+    HL_ARTIFACT_KUBE_PROXY: pathEnding(files, '/kube-proxy.exe'),
+    HL_ARTIFACT_CONTAINERD: pathEnding(files, '-windows-amd64.tar.gz'),
+    HL_ARTIFACT_CNI_PLUGINS: pathEnding(
+      files,
+      `cni-plugins-windows-amd64-${v.windowsCniPlugins}.tgz`,
+    ),
+    HL_ARTIFACT_FLANNEL_CNI: pathEnding(
+      files,
+      `cni-plugin-flannel-windows-amd64-${v.flannelCniPlugin}.tgz`,
+    ),
+    HL_ARTIFACT_FLANNELD: pathEnding(files, '/flanneld.exe'),
+    HL_ARTIFACT_NSSM: pathEnding(files, '/nssm.exe'),
+    HL_IMAGE_TARBALLS: imageTarballs.join(' '),
+    HL_UPSTREAM: Object.fromEntries(files.map((f) => [f.path, f.from])),
+  };
+  return `${JSON.stringify(values, null, 2)}\n`;
+}

@@ -1,0 +1,233 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { RecordingRunner, type RecordedCall } from '../exec/recording-runner.ts';
+import { fileLogger } from '../log/logger.ts';
+import { PlainProgress } from '../log/progress.ts';
+import type { LabPlan } from '../plan/lab-plan.ts';
+import { TESTDATA } from './golden.ts';
+import { ProvisionError } from './provision-error.ts';
+import { kubeadmPreflight, provision, type ProvisionOptions } from './provision-lab.ts';
+import { provisionSettingsOf } from './provision-settings.ts';
+import { kubeadmPlan } from './provision-test-support.ts';
+import { targetsFromSshConfig } from './ssh-config.ts';
+
+/** The hash `openssl x509 -pubkey | openssl rsa -pubin -outform der | openssl dgst -sha256` gives for testdata/ca.crt. */
+const CA_HASH = 'sha256:cb2cdde63df598fe170c6127e4e0c333f6b6de9ffbcf59b950c778353f11ddd4';
+const KUBECONFIG =
+  'apiVersion: v1\nkind: Config\nusers:\n- name: kubernetes-admin\n  user:\n    client-key-data: S0VZLURBVEEtT0YtVEhFLUFETUlO\n';
+const TOKEN = /\b[a-z0-9]{6}\.[a-z0-9]{16}\b/;
+
+const sshConfig = (plan: LabPlan) =>
+  plan.nodes
+    .map(
+      (n, i) =>
+        `Host ${n.name}\n  HostName 127.0.0.${i + 2}\n  User vagrant\n  Port 22\n  IdentityFile /keys/${n.name}\n`,
+    )
+    .join('\n');
+
+const script = (call: RecordedCall): string =>
+  /([a-z-]+\.(sh|ps1))\b/.exec(call.args.join(' '))?.[1] ?? '';
+const hostOf = (call: RecordedCall): string =>
+  /@127\.0\.0\.(\d+)/.exec(call.args.join(' '))?.[1] ?? '';
+
+/** A lab of fake nodes: every script reports changes until the lab is provisioned, then none. */
+function fakeLab(state: { provisioned: boolean; joinFails?: boolean }): RecordingRunner {
+  return new RecordingRunner()
+    .on(/ -- sudo cat \/etc\/kubernetes\/admin\.conf$/, { stdout: KUBECONFIG })
+    .on(/ -- sudo cat \/etc\/kubernetes\/pki\/ca\.crt$/, {
+      stdout: readFileSync(join(TESTDATA, 'ca.crt'), 'utf8'),
+    })
+    .on(/ get nodes -o name$/, () => ({
+      stdout: state.provisioned ? 'node/cp1\nnode/lin1\nnode/win1\n' : 'node/cp1\n',
+    }))
+    .on(/kubeadm-join\.(sh|ps1)/, (call) =>
+      state.joinFails === true
+        ? {
+            exitCode: 1,
+            stderr: `[preflight] bad token\nkubeadm join --token ${call.options.input?.split('\n')[0] ?? ''} failed\n${call.options.input ?? ''}`,
+          }
+        : {
+            stdout: state.provisioned
+              ? 'hl: ok: already joined\n'
+              : `hl: changed: joined (read ${call.options.input ?? ''})\n`,
+          },
+    )
+    .on(/\.(sh|ps1)\b/, () => ({
+      stdout: state.provisioned ? 'hl: ok: nothing to do\n' : 'hl: changed: something\n',
+    }));
+}
+
+describe('provision() against a recording runner', function () {
+  this.timeout(30_000);
+  let stateDir: string;
+  let lines: string[];
+  const plan = kubeadmPlan();
+  const targets = () => targetsFromSshConfig(sshConfig(plan), plan);
+  const options = (
+    runner: RecordingRunner,
+    settings = provisionSettingsOf({}),
+  ): ProvisionOptions => ({
+    runner,
+    log: fileLogger(join(stateDir, 'logs', 'harness.log')),
+    progress: new PlainProgress(fileLogger(join(stateDir, 'logs', 'harness.log')), (l) =>
+      lines.push(l),
+    ),
+    stateDir,
+    settings,
+    backoffMs: () => 1,
+    sshTimeoutMs: 1000,
+  });
+  /** Everything the harness wrote or would show: harness log, per-node logs, progress, commands. */
+  const everythingShown = (runner: RecordingRunner, extra = ''): string => {
+    const logDir = join(stateDir, 'logs', 'provision');
+    const nodeLogs = readdirSync(logDir).map((f) => readFileSync(join(logDir, f), 'utf8'));
+    const commands = runner.calls.map((c) => runner.redactor.formatArgv(c.file, c.args));
+    return [
+      readFileSync(join(stateDir, 'logs', 'harness.log'), 'utf8'),
+      ...nodeLogs,
+      ...lines,
+      ...commands,
+      extra,
+    ].join('\n');
+  };
+
+  beforeEach(() => {
+    stateDir = mkdtempSync(join(tmpdir(), 'hl-provision-'));
+    lines = [];
+  });
+  afterEach(() => {
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('provisions the control plane first, then the workers in parallel, joining with a fresh token', async () => {
+    const runner = fakeLab({ provisioned: false });
+    const result = await provision(plan, targets(), options(runner));
+    const scripts = runner.calls
+      .map((c, i) => ({ i, host: hostOf(c), script: script(c) }))
+      .filter((c) => c.script !== '');
+    const cpDone = scripts.find((c) => c.script === 'apply-manifests.sh')!.i;
+    const workers = scripts.filter((c) => c.host !== '2');
+    expect(workers.length).to.be.greaterThan(8);
+    expect(
+      workers.every((c) => c.i > cpDone),
+      'no worker step before the control plane is done',
+    ).to.equal(true);
+    const lin = workers.filter((c) => c.host === '3').map((c) => c.i);
+    const win = workers.filter((c) => c.host === '4').map((c) => c.i);
+    expect(Math.min(...win)).to.be.lessThan(
+      Math.max(...lin),
+      'Linux and Windows workers run at once',
+    );
+    expect(scripts.filter((c) => c.host === '4').map((c) => c.script)).to.include.members([
+      'install-containers-feature.ps1',
+      'kubeadm-join.ps1',
+    ]);
+
+    const tokenCall = runner.calls.find((c) => script(c) === 'create-join-token.sh')!;
+    const token = tokenCall.options.input!.trim();
+    expect(token).to.match(/^[a-z0-9]{6}\.[a-z0-9]{16}$/);
+    const joins = runner.calls.filter((c) => script(c).startsWith('kubeadm-join'));
+    expect(joins.map((c) => c.options.input)).to.deep.equal([
+      `${token}\n${CA_HASH}\n`,
+      `${token}\n${CA_HASH}\n`,
+    ]);
+    expect(
+      runner.calls.every((c) => !c.args.join(' ').includes(token)),
+      'secrets travel on stdin only',
+    ).to.equal(true);
+
+    const shown = everythingShown(runner);
+    for (const secret of [token, CA_HASH, CA_HASH.slice(7), 'S0VZLURBVEEtT0YtVEhFLUFETUlO']) {
+      expect(shown.includes(secret), `secret leaked: ${secret.slice(0, 12)}...`).to.equal(false);
+    }
+    expect(shown).to.include('***'); // the fake join echoed the token; it was masked
+    expect(statSync(result.kubeconfig).mode & 0o777).to.equal(0o600);
+    expect(result.kubeconfig).to.equal(join(stateDir, 'kubeconfig'));
+    expect(readFileSync(result.kubeconfig, 'utf8')).to.equal(KUBECONFIG);
+    expect(result.changed).to.be.greaterThan(10);
+  });
+
+  it('changes nothing and makes no token on a provisioned lab', async () => {
+    const runner = fakeLab({ provisioned: true });
+    const first = fakeLab({ provisioned: false });
+    await provision(plan, targets(), options(first));
+    lines = [];
+    const result = await provision(plan, targets(), options(runner));
+    expect(result.changed).to.equal(0);
+    expect(
+      runner.calls.some(
+        (c) => script(c) === 'create-join-token.sh' || c.args.join(' ').includes('ca.crt'),
+      ),
+    ).to.equal(false);
+    expect(lines.filter((l) => /: no change$/.test(l)).length).to.be.greaterThan(15);
+    expect(lines.filter((l) => / \d+ changes?/.test(l))).to.deep.equal([]);
+  });
+
+  it('a failing join names node, step, command and output tail, with the secrets masked', async () => {
+    const runner = fakeLab({ provisioned: false, joinFails: true });
+    const error = await provision(plan, targets(), options(runner)).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(ProvisionError);
+    const e = error as ProvisionError;
+    expect(e.step).to.equal('kubeadm-join');
+    expect(['lin1', 'win1']).to.include(e.node);
+    expect(e.message)
+      .to.include('command: ssh')
+      .and.include('kubeadm-join')
+      .and.include('bad token');
+    expect(TOKEN.test(e.message), 'no bootstrap token in the error').to.equal(false);
+    expect(e.message).to.not.include(CA_HASH.slice(7));
+    const token = runner.calls
+      .find((c) => script(c) === 'create-join-token.sh')!
+      .options.input!.trim();
+    expect(everythingShown(runner, `${e.message}\n${e.stack ?? ''}`).includes(token)).to.equal(
+      false,
+    );
+  });
+
+  it('stops before touching any node when the artifact cache lacks files, naming each', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'hl-cache-'));
+    try {
+      const runner = new RecordingRunner();
+      const error = (await provision(
+        plan,
+        targets(),
+        options(runner, provisionSettingsOf({ artifacts: { dir: cache } })),
+      ).catch((e: unknown) => e)) as ProvisionError;
+      expect(error).to.be.instanceOf(ProvisionError);
+      expect(error.step).to.equal('preflight');
+      expect(error.message).to.include(
+        `artifact missing: kubernetes/v1.30.4/linux/amd64/kubeadm for Kubernetes v1.30.4 — stage it in ${cache}`,
+      );
+      expect(error.message).to.include('kubernetes/v1.30.4/windows/amd64/kubelet.exe');
+      expect(runner.calls.filter((c) => c.file === 'ssh' || c.file === 'scp')).to.deep.equal([]);
+      const problems = await kubeadmPreflight(
+        plan,
+        provisionSettingsOf({ artifacts: { dir: cache } }),
+        runner,
+      );
+      expect(problems.map((p) => p.what)).to.include(
+        `artifact missing: kubernetes/v1.30.4/windows/amd64/kubeadm.exe for Kubernetes v1.30.4 — stage it in ${cache}`,
+      );
+      expect(problems.find((p) => p.what.includes('/linux/amd64/kubelet '))?.fix).to.include(
+        'https://dl.k8s.io/release/v1.30.4/bin/linux/amd64/kubelet',
+      );
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses an emulated plan and a missing target', async () => {
+    const runner = new RecordingRunner();
+    const emulated = { ...plan, cluster: 'emulated' as const };
+    await provision(emulated, targets(), options(runner)).then(
+      () => expect.fail('resolved'),
+      (e: unknown) => expect(String(e)).to.match(/only kubeadm clusters/),
+    );
+    await provision(plan, targets().slice(0, 2), options(runner)).then(
+      () => expect.fail('resolved'),
+      (e: unknown) => expect(String(e)).to.match(/win1: step connect: no SSH target/),
+    );
+  });
+});

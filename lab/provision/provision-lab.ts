@@ -1,0 +1,172 @@
+/**
+ * `provision(plan, targets, options)`: turns the VMs of a `cluster: kubeadm` lab into a hybrid
+ * Kubernetes cluster. The control plane first, then every worker in parallel; re-running it on
+ * a provisioned lab changes nothing. The libvirt provider calls it once its VMs answer SSH.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CommandRunner } from '../exec/command-runner.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Progress } from '../log/progress.ts';
+import type { LabPlan, NodeOs } from '../plan/lab-plan.ts';
+import type { PreflightProblem } from '../providers/lab-provider.ts';
+import { kubeadmImageList } from './artifact-catalogue.ts';
+import { artifactProblems, missingArtifacts, parseImageList } from './artifact-preflight.ts';
+import { componentVersions, type ComponentVersions } from './component-versions.ts';
+import { controlPlaneOf } from './kubeadm-config.ts';
+import { LabProvisioner } from './lab-provisioner.ts';
+import { ProvisionError } from './provision-error.ts';
+import type { ProvisionSettings } from './provision-settings.ts';
+import {
+  controlPlaneSteps,
+  joinStep,
+  linuxBaseSteps,
+  readyStep,
+  registerStep,
+  windowsBaseSteps,
+} from './provision-steps.ts';
+import { SshNodeShell, type ProvisionTarget } from './ssh-node-shell.ts';
+import type { ProvisionShell, StepReport } from './step-runner.ts';
+
+export type { ProvisionTarget } from './ssh-node-shell.ts';
+
+export interface ProvisionOptions {
+  runner: CommandRunner;
+  log: Logger;
+  progress: Progress;
+  /** `.lab/<name>/`: the kubeconfig, logs/provision/<node>.log and provision/<node>/ go here. */
+  stateDir: string;
+  /** From the spec: `provisionSettingsOf(spec)` or `provisionSettingsFromText(...)`. */
+  settings: ProvisionSettings;
+  /** Makes a node's shell; default ssh/scp through `runner`. */
+  shellFor?: (target: ProvisionTarget, os: NodeOs) => ProvisionShell;
+  /** Milliseconds before retry n; default 2 s × n. */
+  backoffMs?: (attempt: number) => number;
+  /** How long a node may take to answer SSH; default 10 min. */
+  sshTimeoutMs?: number;
+}
+
+export interface ProvisionResult {
+  /** `.lab/<name>/kubeconfig`, mode 0600. */
+  kubeconfig: string;
+  reports: StepReport[];
+  /** Changes made by this run; 0 when the lab was already provisioned. */
+  changed: number;
+}
+
+/** kubeadm's image list for the version, from the cache (none without one). */
+async function kubeadmImages(
+  options: ProvisionOptions,
+  versions: ComponentVersions,
+): Promise<string[]> {
+  const source = options.settings.artifacts;
+  const rel = kubeadmImageList(versions);
+  if (source.kind === 'dir') {
+    const file = join(source.dir, ...rel.split('/'));
+    return existsSync(file) ? parseImageList(readFileSync(file, 'utf8')) : [];
+  }
+  if (source.kind === 'url') {
+    const result = await options.runner.run(
+      'curl',
+      ['-fsSL', '--max-time', '20', `${source.url}/${rel}`],
+      { timeoutMs: 30_000 },
+    );
+    return parseImageList(result.stdout);
+  }
+  return [];
+}
+
+function shellsFor(plan: LabPlan, targets: readonly ProvisionTarget[], options: ProvisionOptions) {
+  const make =
+    options.shellFor ??
+    ((t, os) => new SshNodeShell(t, os === 'linux' ? 'posix' : 'powershell', options.runner));
+  const shells = new Map<string, { shell: ProvisionShell; target: ProvisionTarget }>();
+  for (const node of plan.nodes) {
+    const target = targets.find((t) => t.node === node.name);
+    if (target === undefined) {
+      throw new ProvisionError('no SSH target was given for this node', {
+        node: node.name,
+        step: 'connect',
+        hint: `targets given: ${targets.map((t) => t.node).join(', ') || 'none'}`,
+      });
+    }
+    shells.set(node.name, { shell: make(target, node.os), target });
+  }
+  return shells;
+}
+
+/** For a provider's preflight(): what the artifact cache lacks for this plan, as problems. */
+export async function kubeadmPreflight(
+  plan: LabPlan,
+  settings: ProvisionSettings,
+  runner: CommandRunner,
+): Promise<PreflightProblem[]> {
+  if (plan.cluster !== 'kubeadm') return [];
+  const { versions: overrides, imageRepository } = settings.kubeadm;
+  const versions = componentVersions(plan, overrides, imageRepository);
+  return artifactProblems(await missingArtifacts(plan, versions, settings.artifacts, runner));
+}
+
+/** Provisions every node of the plan; throws ProvisionError naming node, step, command, output. */
+export async function provision(
+  plan: LabPlan,
+  targets: readonly ProvisionTarget[],
+  options: ProvisionOptions,
+): Promise<ProvisionResult> {
+  if (plan.cluster !== 'kubeadm') {
+    throw new ProvisionError(
+      `lab ${plan.name} is a "${plan.cluster}" cluster; only kubeadm clusters are provisioned`,
+      { node: '-', step: 'plan' },
+    );
+  }
+  const cp = controlPlaneOf(plan);
+  const { settings, progress } = options;
+  const versions = componentVersions(
+    plan,
+    settings.kubeadm.versions,
+    settings.kubeadm.imageRepository,
+  );
+  const missing = await missingArtifacts(plan, versions, settings.artifacts, options.runner);
+  if (missing.length > 0) {
+    throw new ProvisionError(
+      `the artifact cache lacks ${missing.length} file(s) for this lab:\n${missing.map((m) => `  ${m.message}`).join('\n')}`,
+      {
+        node: '-',
+        step: 'preflight',
+        hint: 'stage them as README "Artifact cache" describes (where to get each: `npm run lab -- provision --preflight`)',
+      },
+    );
+  }
+  const shells = shellsFor(plan, targets, options);
+  const run = new LabProvisioner(plan, {
+    ...options,
+    versions,
+    kubeadmImages: await kubeadmImages(options, versions),
+    shells,
+  });
+  const cpSteps = controlPlaneSteps();
+  let kubeconfig = '';
+  await progress.step(`control plane ${cp.name}`, async () => {
+    await run.prepare(cp);
+    await run.run(cp, [...linuxBaseSteps(), ...cpSteps.init]);
+    kubeconfig = await run.exportKubeconfig(cp);
+    await run.run(cp, [...cpSteps.addons, registerStep(plan.id, cp)]);
+  });
+  const workers = plan.nodes.filter((n) => n !== cp);
+  const pending = new Set(await run.unregistered(cp));
+  const input = workers.some((w) => pending.has(w.name)) ? await run.joinSecrets(cp) : undefined;
+  await progress.parallel(
+    workers.map((node) => ({
+      title: `${node.os} worker ${node.name}`,
+      run: async () => {
+        await run.prepare(node);
+        await run.run(node, node.os === 'linux' ? linuxBaseSteps() : windowsBaseSteps());
+        await run.run(node, [joinStep(node, pending.has(node.name) ? input : undefined)]);
+        await run.run(cp, [registerStep(plan.id, node)]);
+      },
+    })),
+  );
+  await progress.step('every node Ready', () => run.run(cp, [readyStep()]));
+  options.log.info({ changed: run.changed(), kubeconfig }, 'lab provisioned');
+  return { kubeconfig, reports: run.reports, changed: run.changed() };
+}

@@ -1,0 +1,73 @@
+import { execSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { LabSpecError } from '../errors.ts';
+import { Redactor } from '../exec/redactor.ts';
+import { TESTDATA } from './golden.ts';
+import { caCertHash, newBootstrapToken } from './join-secrets.ts';
+import { provisionSettingsFromText, provisionSettingsOf } from './provision-settings.ts';
+
+describe('provision settings (spec fields artifacts, kubeadm)', () => {
+  it('defaults to no cache, registry.k8s.io and 3 attempts', () => {
+    expect(provisionSettingsOf({ name: 'x' })).to.deep.equal({
+      artifacts: { kind: 'none' },
+      kubeadm: { imageRepository: 'registry.k8s.io', retries: 3, versions: {} },
+    });
+  });
+
+  it('resolves a relative cache folder against the base folder and trims a URL', () => {
+    expect(
+      provisionSettingsOf({ artifacts: { dir: 'cache' } }, 's', '/srv/lab').artifacts,
+    ).to.deep.equal({ kind: 'dir', dir: '/srv/lab/cache' });
+    expect(
+      provisionSettingsFromText('artifacts: { url: "http://mirror.lab/k8s/" }\n', 's', '/')
+        .artifacts,
+    ).to.deep.equal({ kind: 'url', url: 'http://mirror.lab/k8s' });
+  });
+
+  it('names the bad field and changes nothing', () => {
+    const bad = (spec: unknown) => {
+      try {
+        provisionSettingsOf(spec, 'lab.yaml');
+      } catch (error) {
+        expect(error).to.be.instanceOf(LabSpecError);
+        return (error as LabSpecError).issues.map((i) => i.path).join(',');
+      }
+      return 'accepted';
+    };
+    expect(bad({ artifacts: { dir: '/a', url: 'http://b' } })).to.match(/^artifacts/);
+    expect(bad({ artifacts: { url: 'ftp://b' } })).to.match(/^artifacts/);
+    expect(bad({ kubeadm: { retries: 0 } })).to.equal('kubeadm.retries');
+    expect(bad({ kubeadm: { versions: { flannel: 'latest' } } })).to.equal(
+      'kubeadm.versions.flannel',
+    );
+  });
+});
+
+describe('join secrets', () => {
+  it('makes kubeadm-format bootstrap tokens the redactor recognises', () => {
+    const tokens = new Set(Array.from({ length: 50 }, () => newBootstrapToken()));
+    expect(tokens.size).to.equal(50);
+    for (const token of tokens) {
+      expect(token).to.match(/^[a-z0-9]{6}\.[a-z0-9]{16}$/);
+      expect(new Redactor().redact(`kubeadm join --token ${token}`)).to.equal(
+        'kubeadm join --token ***',
+      );
+    }
+  });
+
+  it('computes the CA hash as the openssl pipeline kubeadm documents does', function () {
+    const pem = join(TESTDATA, 'ca.crt');
+    if (spawnSync('openssl', ['version']).status !== 0) this.skip();
+    const hex = execSync(
+      `openssl x509 -pubkey -in ${pem} -noout | openssl rsa -pubin -outform der 2>/dev/null | openssl dgst -sha256 -hex`,
+      { encoding: 'utf8' },
+    )
+      .trim()
+      .split(' ')
+      .at(-1)!;
+    expect(caCertHash(readFileSync(pem, 'utf8'))).to.equal(`sha256:${hex}`);
+    expect(() => caCertHash('not a certificate')).to.throw(/no valid CA certificate/);
+  });
+});

@@ -1,0 +1,80 @@
+# Helpers every hybrid-lab Windows node script dot-sources: settings, change reporting, artifacts.
+# Each script prints "hl: changed: ..." for every change it makes, so a re-run that prints none
+# changed nothing. Output goes through [Console]::Out so functions never return it by accident.
+Set-StrictMode -Version Latest
+$ErrorActionPreference = 'Stop'
+$ProgressPreference = 'SilentlyContinue'
+
+$HlStage = 'C:\hybrid-lab'
+$HlConfigFile = Join-Path $HlStage 'config\node.json'
+if (-not (Test-Path $HlConfigFile)) {
+    [Console]::Error.WriteLine("hl: error: $HlConfigFile is missing; the harness uploads it before running any script")
+    exit 2
+}
+$Hl = Get-Content -Raw $HlConfigFile | ConvertFrom-Json
+# Exit codes the harness understands: 3 = an artifact is missing, 75 = try again later.
+$HlExitMissing = 3
+$HlExitTransient = 75
+
+function Write-HlLog([string]$Text) { [Console]::Out.WriteLine("hl: $Text") }
+function Write-HlOk([string]$What) { [Console]::Out.WriteLine("hl: ok: $What") }
+function Write-HlChanged([string]$What) { [Console]::Out.WriteLine("hl: changed: $What") }
+
+function Stop-Hl([string]$Message, [int]$Code = 1) {
+    [Console]::Error.WriteLine("hl: error: $Message")
+    exit $Code
+}
+
+function Get-HlMissingMessage([string]$Rel) {
+    "artifact missing: $Rel for Kubernetes $($Hl.HL_K8S_VERSION) $([char]0x2014) stage it in $($Hl.HL_ARTIFACTS_HINT)"
+}
+
+# The local path of a cache file: downloaded first from the cache URL (or, without a cache, from
+# upstream); fails naming the file when it is nowhere.
+function Get-HlArtifact([string]$Rel) {
+    $path = Join-Path $Hl.HL_ARTIFACTS_DIR ($Rel -replace '/', '\')
+    if ((Test-Path $path) -and (Get-Item $path).Length -gt 0) { return $path }
+    $url = $null
+    if ($Hl.HL_ARTIFACTS_SOURCE -eq 'url') { $url = "$($Hl.HL_ARTIFACTS_URL)/$Rel" }
+    elseif ($Hl.HL_ARTIFACTS_SOURCE -eq 'none') {
+        $upstream = $Hl.HL_UPSTREAM.$Rel
+        if ($upstream -match '^https?://\S+$') { $url = $upstream }
+    }
+    if ($null -ne $url) {
+        New-Item -ItemType Directory -Force -Path (Split-Path $path) | Out-Null
+        Invoke-WebRequest -UseBasicParsing -Uri $url -OutFile "$path.part"
+        Move-Item -Force "$path.part" $path
+        return $path
+    }
+    Stop-Hl (Get-HlMissingMessage $Rel) $HlExitMissing
+}
+
+# Writes a file only when its content differs (UTF-8 without BOM); $true when it changed.
+function Set-HlFile([string]$Path, [string]$Content) {
+    if ((Test-Path $Path) -and ([IO.File]::ReadAllText($Path) -ceq $Content)) { return $false }
+    New-Item -ItemType Directory -Force -Path (Split-Path $Path) | Out-Null
+    [IO.File]::WriteAllText($Path, $Content, (New-Object System.Text.UTF8Encoding $false))
+    Write-HlChanged $Path
+    return $true
+}
+
+# Copies a file only when its content differs; $true when it changed.
+function Copy-HlFile([string]$Source, [string]$Destination) {
+    if ((Test-Path $Destination) -and ((Get-FileHash $Source).Hash -eq (Get-FileHash $Destination).Hash)) {
+        return $false
+    }
+    New-Item -ItemType Directory -Force -Path (Split-Path $Destination) | Out-Null
+    Copy-Item -Force $Source $Destination
+    Write-HlChanged $Destination
+    return $true
+}
+
+# Adds a folder to the machine PATH once.
+function Add-HlMachinePath([string]$Folder) {
+    $current = [Environment]::GetEnvironmentVariable('Path', 'Machine')
+    if (($current -split ';') -notcontains $Folder) {
+        [Environment]::SetEnvironmentVariable('Path', "$current;$Folder", 'Machine')
+        Write-HlChanged "PATH += $Folder"
+    }
+    if (($env:Path -split ';') -notcontains $Folder) { $env:Path = "$env:Path;$Folder" }
+}

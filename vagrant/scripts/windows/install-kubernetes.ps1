@@ -1,0 +1,54 @@
+# kubelet, kubeadm, kubectl at the spec's version in C:\k, kube-proxy.exe and flanneld.exe for the
+# HostProcess DaemonSets, and the kubelet service (nssm runs a wrapper that reads the flags
+# kubeadm join writes to C:\var\lib\kubelet\kubeadm-flags.env).
+. "$PSScriptRoot\common.ps1"
+
+$k = 'C:\k'
+$copies = @(
+    @($Hl.HL_ARTIFACT_KUBELET, "$k\kubelet.exe"),
+    @($Hl.HL_ARTIFACT_KUBEADM, "$k\kubeadm.exe"),
+    @($Hl.HL_ARTIFACT_KUBECTL, "$k\kubectl.exe"),
+    @($Hl.HL_ARTIFACT_KUBE_PROXY, "$k\kube-proxy\kube-proxy.exe"),
+    @($Hl.HL_ARTIFACT_FLANNELD, "$k\flannel\flanneld.exe"),
+    @($Hl.HL_ARTIFACT_NSSM, "$k\nssm.exe")
+)
+# Every file is looked up first, so a half-filled cache names what is missing and changes nothing.
+$sources = @($copies | ForEach-Object { Get-HlArtifact $_[0] })
+for ($i = 0; $i -lt $copies.Count; $i++) {
+    if (-not (Copy-HlFile $sources[$i] $copies[$i][1])) { Write-HlOk $copies[$i][1] }
+}
+Add-HlMachinePath $k
+
+$version = (& "$k\kubeadm.exe" version -o short)
+if ($version -ne $Hl.HL_K8S_VERSION) { Stop-Hl "kubeadm.exe is $version, the lab wants $($Hl.HL_K8S_VERSION)" }
+foreach ($folder in 'C:\var\log\kubelet', 'C:\var\lib\kubelet\etc\kubernetes\pki', 'C:\etc\kubernetes\pki') {
+    if (-not (Test-Path $folder)) {
+        New-Item -ItemType Directory -Force -Path $folder | Out-Null
+        Write-HlChanged $folder
+    }
+}
+
+# kubeadm join writes KUBELET_KUBEADM_ARGS; the lab adds the node's lab address and name.
+$wrapper = @"
+`$ErrorActionPreference = 'Stop'
+`$flags = (Get-Content -Raw 'C:\var\lib\kubelet\kubeadm-flags.env') -replace '^KUBELET_KUBEADM_ARGS="?(.*?)"?\s*$', '`$1'
+`$kubeadmArgs = @(`$flags -split ' ' | Where-Object { `$_ -ne '' })
+& 'C:\k\kubelet.exe' @kubeadmArgs ``
+  '--cert-dir=C:\var\lib\kubelet\pki' '--config=C:\var\lib\kubelet\config.yaml' ``
+  '--bootstrap-kubeconfig=C:\etc\kubernetes\bootstrap-kubelet.conf' '--kubeconfig=C:\etc\kubernetes\kubelet.conf' ``
+  '--hostname-override=$($Hl.HL_NODE_NAME)' '--node-ip=$($Hl.HL_NODE_IP)' ``
+  '--enable-debugging-handlers' '--cgroups-per-qos=false' '--enforce-node-allocatable=' '--resolv-conf='
+"@
+Set-HlFile "$k\StartKubelet.ps1" $wrapper | Out-Null
+
+$nssm = "$k\nssm.exe"
+if (-not (Get-Service kubelet -ErrorAction SilentlyContinue)) {
+    & $nssm install kubelet "$env:SystemRoot\System32\WindowsPowerShell\v1.0\powershell.exe" '-NoProfile' '-ExecutionPolicy' 'Bypass' '-File' "$k\StartKubelet.ps1" | Out-Null
+    & $nssm set kubelet AppDirectory $k | Out-Null
+    & $nssm set kubelet DependOnService containerd | Out-Null
+    & $nssm set kubelet AppStdout 'C:\var\log\kubelet\kubelet.log' | Out-Null
+    & $nssm set kubelet AppStderr 'C:\var\log\kubelet\kubelet.log' | Out-Null
+    Write-HlChanged 'service kubelet registered (kubeadm join starts it)'
+} else {
+    Write-HlOk 'service kubelet registered'
+}
