@@ -1,0 +1,213 @@
+/** Makes one fault action after recording how to undo it, and runs undo steps. */
+import { CommandError } from '../errors.ts';
+import type { FaultAction } from './fault-definition.ts';
+import { FaultError } from './fault-error.ts';
+import type { UndoStep } from './fault-records.ts';
+import type { FaultSession } from './fault-session.ts';
+import { editWindowsCni } from './windows-cni-edits.ts';
+
+interface RouteJson {
+  dst: string;
+  gateway?: string;
+  dev?: string;
+  protocol?: string;
+  scope?: string;
+  prefsrc?: string;
+  metric?: number;
+  flags?: string[];
+}
+
+interface FdbJson {
+  mac: string;
+  dst?: string;
+}
+
+/** `ip route` arguments that recreate a route exactly as `ip -j route show` printed it. */
+export function routeArgs(route: RouteJson): string[] {
+  return [
+    route.dst,
+    ...(route.gateway === undefined ? [] : ['via', route.gateway]),
+    ...(route.dev === undefined ? [] : ['dev', route.dev]),
+    ...(route.protocol === undefined ? [] : ['proto', route.protocol]),
+    ...(route.scope === undefined ? [] : ['scope', route.scope]),
+    ...(route.prefsrc === undefined ? [] : ['src', route.prefsrc]),
+    ...(route.metric === undefined ? [] : ['metric', String(route.metric)]),
+    ...((route.flags ?? []).includes('onlink') ? ['onlink'] : []),
+  ];
+}
+
+function cluster(session: FaultSession) {
+  if (session.cluster === undefined)
+    throw new FaultError(`lab ${session.plan.name} offers no emulated cluster API`);
+  return session.cluster;
+}
+
+function dns(session: FaultSession) {
+  if (session.dns === undefined)
+    throw new FaultError(`lab ${session.plan.name} gives no access to its DNS pod's process`);
+  return session.dns;
+}
+
+async function readJson<T>(session: FaultSession, node: string, argv: string[]): Promise<T[]> {
+  const { stdout } = await session.shell(node).exec(argv);
+  return stdout.trim() === '' ? [] : (JSON.parse(stdout) as T[]);
+}
+
+/** A change that was looked at but not made yet. */
+export interface PreparedAction {
+  /** The steps that put back what `apply` changes. */
+  undo: UndoStep[];
+  apply(): Promise<void>;
+}
+
+/** Reads what the action will change (changing nothing) and returns how to make and undo it. */
+export async function prepare(session: FaultSession, action: FaultAction): Promise<PreparedAction> {
+  switch (action.kind) {
+    case 'nft': {
+      const shell = session.shell(action.node);
+      return {
+        undo: [
+          {
+            kind: 'shell',
+            node: action.node,
+            argv: ['nft', 'delete', 'table', action.family ?? 'ip', action.table],
+            missingOk: 'No such file or directory',
+          },
+        ],
+        apply: async () => {
+          await shell.exec(['nft', '-f', '-'], { input: action.ruleset });
+        },
+      };
+    }
+    case 'mtu': {
+      const shell = session.shell(action.node);
+      const [link] = await readJson<{ mtu?: number }>(session, action.node, [
+        'ip',
+        '-j',
+        'link',
+        'show',
+        'dev',
+        action.device,
+      ]);
+      if (link?.mtu === undefined)
+        throw new FaultError(`node ${action.node}: cannot read the MTU of ${action.device}`);
+      const set = (mtu: number) => ['ip', 'link', 'set', 'dev', action.device, 'mtu', String(mtu)];
+      return {
+        undo: [{ kind: 'shell', node: action.node, argv: set(link.mtu) }],
+        apply: async () => {
+          await shell.exec(set(action.mtu));
+        },
+      };
+    }
+    case 'route-del': {
+      const shell = session.shell(action.node);
+      const routes = await readJson<RouteJson>(session, action.node, [
+        'ip',
+        '-j',
+        'route',
+        'show',
+        'exact',
+        action.cidr,
+      ]);
+      if (routes.length === 0) {
+        throw new FaultError(`node ${action.node} has no route to ${action.cidr} to remove`, {
+          hint: 'the lab is broken already: `lab heal`, or `lab down` and `lab up`',
+        });
+      }
+      return {
+        undo: routes.map((r) => ({
+          kind: 'shell',
+          node: action.node,
+          argv: ['ip', 'route', 'replace', ...routeArgs(r)],
+        })),
+        apply: async () => {
+          for (const r of routes) await shell.exec(['ip', 'route', 'del', ...routeArgs(r)]);
+        },
+      };
+    }
+    case 'fdb-flush': {
+      const shell = session.shell(action.node);
+      const entries = await readJson<FdbJson>(session, action.node, [
+        'bridge',
+        '-j',
+        'fdb',
+        'show',
+        'dev',
+        action.device,
+      ]);
+      const remote = entries.flatMap((e) =>
+        e.dst === undefined ? [] : [{ mac: e.mac, dst: e.dst }],
+      );
+      if (remote.length === 0) {
+        throw new FaultError(
+          `node ${action.node}: ${action.device} has no forwarding entries to flush`,
+          {
+            hint: 'the lab is broken already: `lab heal`, or `lab down` and `lab up`',
+          },
+        );
+      }
+      const entry = (e: { mac: string; dst: string }): string[] => [
+        e.mac,
+        'dev',
+        action.device,
+        'dst',
+        e.dst,
+        'self',
+      ];
+      return {
+        undo: remote.map((e) => ({
+          kind: 'shell',
+          node: action.node,
+          argv: ['bridge', 'fdb', 'replace', ...entry(e), 'permanent'],
+        })),
+        apply: async () => {
+          const lines = remote.map((e) => ['fdb', 'del', ...entry(e)].join(' '));
+          await shell.exec(['bridge', '-batch', '-'], { input: `${lines.join('\n')}\n` });
+        },
+      };
+    }
+    case 'windows-cni': {
+      const api = cluster(session);
+      const current = api.windowsCniConfig(action.node);
+      const edited = editWindowsCni(current, action.edit, action.node);
+      return {
+        undo: [{ kind: 'windows-cni', node: action.node, config: current }],
+        apply: () => api.setWindowsCniConfig(action.node, edited),
+      };
+    }
+    case 'dns-stop': {
+      const process = dns(session);
+      if (!(await process.running())) {
+        throw new FaultError('the cluster DNS server is not running; nothing to stop', {
+          hint: '`lab heal` starts it again',
+        });
+      }
+      return { undo: [{ kind: 'dns-start' }], apply: () => process.stop() };
+    }
+  }
+}
+
+/** Runs one undo step. */
+export async function runUndo(session: FaultSession, step: UndoStep): Promise<void> {
+  switch (step.kind) {
+    case 'shell':
+      try {
+        await session
+          .shell(step.node)
+          .exec(step.argv, step.input === undefined ? {} : { input: step.input });
+      } catch (error) {
+        const gone =
+          step.missingOk !== undefined &&
+          error instanceof CommandError &&
+          error.output.includes(step.missingOk);
+        if (!gone) throw error;
+      }
+      return;
+    case 'windows-cni':
+      await cluster(session).setWindowsCniConfig(step.node, step.config);
+      return;
+    case 'dns-start':
+      await dns(session).start();
+      return;
+  }
+}

@@ -1,0 +1,235 @@
+import { expect } from 'chai';
+import { podDnsConfig } from '../providers/netns/cluster-dns.ts';
+import { windowsCniConfig } from '../cni/windows-cni-config.ts';
+import { fixturePlan, type FixtureNode } from '../providers/netns/fixture-plan.ts';
+import type { LabPlan } from '../plan/lab-plan.ts';
+import { describeSelector } from './cell-selector.ts';
+import { FAULT_CATALOGUE, findFault } from './fault-catalogue.ts';
+import { FaultError } from './fault-error.ts';
+import { notApplicable, resolveTargets } from './fault-targets.ts';
+import { editWindowsCni } from './windows-cni-edits.ts';
+
+const FIVE: FixtureNode[] = [
+  { name: 'cp1', os: 'linux', role: 'control-plane' },
+  { name: 'lin1', os: 'linux', role: 'worker' },
+  { name: 'lin2', os: 'linux', role: 'worker' },
+  { name: 'win1', os: 'windows', role: 'worker' },
+  { name: 'win2', os: 'windows', role: 'worker' },
+];
+const LINUX_ONLY: FixtureNode[] = [
+  { name: 'cp1', os: 'linux', role: 'control-plane' },
+  { name: 'lin1', os: 'linux', role: 'worker' },
+];
+
+function derive(plan: LabPlan, id: string, node?: string) {
+  const fault = findFault(id);
+  const targets = resolveTargets(fault, plan, node);
+  const impact = fault.impact(plan, targets);
+  return {
+    targets: targets.map((n) => n.name),
+    must: impact.mustFail.map(describeSelector),
+    may: impact.mayFail.map(describeSelector),
+    outcomes: impact.outcomes,
+    actions: fault.actions(plan, targets),
+  };
+}
+
+describe('fault catalogue', () => {
+  const vxlan = fixturePlan({ nodes: FIVE });
+  const hostGw = fixturePlan({ nodes: FIVE, backend: 'host-gw' });
+
+  it('has unique kebab-case ids and a summary per fault', () => {
+    const ids = FAULT_CATALOGUE.map((f) => f.id);
+    expect(new Set(ids).size).to.equal(ids.length);
+    for (const f of FAULT_CATALOGUE) {
+      expect(f.id).to.match(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+      expect(f.summary.length).to.be.greaterThan(20);
+    }
+  });
+
+  it('an unknown fault lists the catalogue', () => {
+    expect(() => findFault('bogus')).to.throw(FaultError, /no fault "bogus"/);
+  });
+
+  it('route removal cuts the first Windows worker off on every other node', () => {
+    const d = derive(vxlan, 'pod-route-removed');
+    expect(d.targets).to.deep.equal(['win1']);
+    expect(d.actions).to.deep.equal(
+      ['cp1', 'lin1', 'lin2', 'win2'].map((node) => ({
+        kind: 'route-del',
+        node,
+        cidr: '10.244.3.0/24',
+      })),
+    );
+    expect(d.must).to.deep.equal([
+      'pod-to-pod/** from win1 to only cp1,lin1,lin2,win2',
+      'pod-to-pod/** from cp1,lin1,lin2,win2 to only win1',
+      'pod-to-service/** from win1 to only cp1,lin1,lin2,win2',
+      'pod-to-service/** from cp1,lin1,lin2,win2 to only win1',
+      '** via dns from win1',
+    ]);
+    expect(d.may).to.deep.equal([
+      'pod-to-service/** from win1 to any of cp1,lin1,lin2,win2',
+      'pod-to-service/** from cp1,lin1,lin2,win2 to any of win1',
+      'nodeport/external-to-windows-node/win1/node-ip',
+      'nodeport/external-to-windows-node/win2/node-ip',
+    ]);
+  });
+
+  it('cutting off the DNS node breaks lookups everywhere else', () => {
+    expect(derive(vxlan, 'pod-route-removed', 'cp1').must).to.include(
+      '** via dns from lin1,lin2,win1,win2',
+    );
+  });
+
+  it("host-gw: NodePorts break only towards the cut-off node's pods", () => {
+    // host-gw nodes speak from their lab address, so a NodePort on the cut-off node still gets replies.
+    const may = derive(hostGw, 'pod-route-removed', 'win1').may;
+    expect(may).to.include('nodeport/external-to-windows-node/win2/node-ip');
+    expect(may).to.not.include('nodeport/external-to-windows-node/win1/node-ip');
+  });
+
+  it('vxlan FDB flush exists only on vxlan labs', () => {
+    expect(notApplicable(findFault('vxlan-fdb-flushed'), hostGw, { cluster: true })).to.match(
+      /needs flannel vxlan/,
+    );
+    expect(derive(vxlan, 'vxlan-fdb-flushed').actions).to.deep.equal([
+      { kind: 'fdb-flush', node: 'win1', device: 'flannel.4096' },
+    ]);
+  });
+
+  it("NodePort rules removed on one node break exactly that node's NodePort cells", () => {
+    const d = derive(vxlan, 'nodeport-rules-removed', 'win2');
+    expect(d.must).to.deep.equal(['nodeport/*/win2/node-ip']);
+    expect(d.outcomes).to.deep.equal(['refused']);
+    expect(d.actions[0]).to.include({
+      kind: 'nft',
+      node: 'win2',
+      table: 'hlfault_nodeport_rules_removed',
+    });
+  });
+
+  it('kube-proxy down on a node breaks its Services and its lookups', () => {
+    expect(derive(vxlan, 'clusterip-rules-removed').must).to.deep.equal([
+      'pod-to-service/** from lin1',
+      '** via dns from lin1',
+    ]);
+  });
+
+  it('masquerade off acts on every Linux node, or the one --node names', () => {
+    expect(derive(vxlan, 'masquerade-off').must).to.deep.equal([
+      'outbound-nat/** from cp1,lin1,lin2',
+    ]);
+    expect(derive(vxlan, 'masquerade-off', 'lin2').must).to.deep.equal([
+      'outbound-nat/** from lin2',
+    ]);
+  });
+
+  it("ExceptionList faults edit every Windows node's config and expect wrong-source-ip", () => {
+    const pods = derive(vxlan, 'exception-list-no-cluster-cidr');
+    expect(pods.actions).to.deep.equal(
+      ['win1', 'win2'].map((node) => ({
+        kind: 'windows-cni',
+        node,
+        edit: { kind: 'drop-exception', cidr: '10.244.0.0/16' },
+      })),
+    );
+    expect(pods.must).to.deep.equal(['pod-to-pod/** from win1,win2']);
+    expect(pods.outcomes).to.deep.equal(['wrong-source-ip']);
+    expect(derive(vxlan, 'exception-list-no-service-cidr', 'win2').must).to.deep.equal([
+      'pod-to-service/** from win2',
+    ]);
+  });
+
+  it("the search-list fault expects what the Windows pods' resolv.conf would lack", () => {
+    const win1 = vxlan.nodes.find((n) => n.name === 'win1')!;
+    const config = editWindowsCni(
+      windowsCniConfig(vxlan, win1),
+      { kind: 'drop-dns-search' },
+      'win1',
+    );
+    const search = podDnsConfig(vxlan, win1, 'fault-probe', config).search;
+    const must = derive(vxlan, 'windows-dns-search-list-missing').must;
+    expect(must.includes('dns/search-list/** from win1,win2')).to.equal(
+      !search.includes('svc.cluster.local'),
+    );
+    expect(must.includes('dns/short-name/** from win1,win2')).to.equal(
+      !search.includes('fault-probe.svc.cluster.local'),
+    );
+    expect(must).to.not.be.empty;
+  });
+
+  it('blackholed Windows endpoints break the Windows Service and its NodePorts', () => {
+    const d = derive(vxlan, 'windows-endpoints-blackholed');
+    expect(d.must).to.deep.equal([
+      'pod-to-service/** to only win1,win2',
+      'nodeport/external-to-windows-node/win1/node-ip',
+      'nodeport/external-to-windows-node/win2/node-ip',
+    ]);
+    expect(d.actions.map((a) => a.kind === 'nft' && a.node)).to.deep.equal([
+      'cp1',
+      'lin1',
+      'lin2',
+      'win1',
+      'win2',
+    ]);
+  });
+
+  it('a too small link MTU on one node: MTU first, then the ingress drop', () => {
+    const d = derive(vxlan, 'link-mtu-too-small');
+    expect(d.actions[0]).to.deep.equal({ kind: 'mtu', node: 'win1', device: 'eth0', mtu: 1400 });
+    expect(d.actions[1]).to.include({ kind: 'nft', family: 'netdev', node: 'win1' });
+    expect(d.actions[1]?.kind === 'nft' && d.actions[1].ruleset).to.contain(
+      'meta length > 1400 drop',
+    );
+    expect(d.must).to.deep.equal(['large-response/** from win1 to only cp1,lin1,lin2,win2']);
+    expect(notApplicable(findFault('link-mtu-too-small'), hostGw, { cluster: true })).to.match(
+      /vxlan/,
+    );
+  });
+
+  it('Windows faults do not apply to a lab without Windows nodes', () => {
+    const linux = fixturePlan({ nodes: LINUX_ONLY });
+    for (const id of [
+      'windows-dns-search-list-missing',
+      'exception-list-no-service-cidr',
+      'windows-endpoints-blackholed',
+    ]) {
+      expect(notApplicable(findFault(id), linux, { cluster: true })).to.match(
+        /needs windows nodes/,
+      );
+    }
+    expect(
+      derive(linux, 'pod-route-removed').targets,
+      'falls back to a Linux worker',
+    ).to.deep.equal(['lin1']);
+  });
+
+  it('faults that need the cluster API do not apply without it, nor on real clusters', () => {
+    expect(notApplicable(findFault('dns-stopped'), vxlan, { cluster: false })).to.match(
+      /emulated cluster API/,
+    );
+    expect(
+      notApplicable(
+        findFault('dns-stopped'),
+        { ...vxlan, emulated: false, provider: 'existing' },
+        { cluster: true },
+      ),
+    ).to.match(/emulated dataplanes/);
+  });
+
+  it('a bad --node is refused before anything happens', () => {
+    expect(() => resolveTargets(findFault('pod-route-removed'), vxlan, 'win9')).to.throw(
+      FaultError,
+      /no such node.*/,
+    );
+    expect(() => resolveTargets(findFault('masquerade-off'), vxlan, 'win1')).to.throw(
+      FaultError,
+      /acts on linux nodes; win1 is windows/,
+    );
+    expect(() => resolveTargets(findFault('dns-stopped'), vxlan, 'cp1')).to.throw(
+      FaultError,
+      /takes no --node/,
+    );
+  });
+});

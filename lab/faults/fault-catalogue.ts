@@ -1,0 +1,245 @@
+/** The fault catalogue (DESIGN §9): each fault, what it changes and the cells that must fail. */
+import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
+import { NODE_NIC, vxlanDevice } from '../providers/netns/names.ts';
+import { VXLAN_OVERHEAD, podMtu } from '../providers/netns/pod-network.ts';
+import { FaultError } from './fault-error.ts';
+import type { FaultDefinition } from './fault-definition.ts';
+import { cutOffImpact, nodeNames, nodePortImpact, searchListImpact } from './impacts.ts';
+import {
+  clusterIpsRemoved,
+  endpointsBlackholed,
+  faultTable,
+  ingressMtu,
+  masqueradeOff,
+  nodePortsRemoved,
+} from './nft-rulesets.ts';
+
+const names = (nodes: readonly PlannedNode[]): string[] => nodes.map((n) => n.name);
+const others = (plan: LabPlan, node: PlannedNode): PlannedNode[] =>
+  plan.nodes.filter((n) => n.name !== node.name);
+const only = <T>(list: readonly T[]): T => {
+  const [first] = list;
+  if (first === undefined || list.length !== 1) throw new FaultError('expected exactly one node');
+  return first;
+};
+
+/** Below pod MTU + VXLAN overhead (1500), above what small requests and answers need. */
+const LOW_LINK_MTU = 1400;
+
+export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
+  {
+    id: 'pod-route-removed',
+    summary:
+      "the route to one node's pod CIDR is removed on every other node: its pods are cut off (timeouts)",
+    scope: { kind: 'node', prefer: 'windows' },
+    requires: {},
+    actions: (plan, targets) => {
+      const cut = only(targets);
+      return others(plan, cut).map((n) => ({ kind: 'route-del', node: n.name, cidr: cut.podCIDR }));
+    },
+    impact: (plan, targets) => ({
+      ...cutOffImpact(plan, only(targets).name, plan.cni.backend === 'vxlan'),
+      outcomes: ['timeout', 'unreachable'],
+    }),
+  },
+  {
+    id: 'vxlan-fdb-flushed',
+    summary:
+      "one node's VXLAN forwarding database is flushed: it cannot encapsulate to any other node (timeouts)",
+    scope: { kind: 'node', prefer: 'windows' },
+    requires: { backend: 'vxlan' },
+    actions: (plan, targets) => [
+      { kind: 'fdb-flush', node: only(targets).name, device: vxlanDevice(plan) },
+    ],
+    impact: (plan, targets) => ({
+      ...cutOffImpact(plan, only(targets).name, true),
+      outcomes: ['timeout', 'unreachable'],
+    }),
+  },
+  {
+    id: 'dns-stopped',
+    summary: 'the cluster DNS server process is killed: every lookup fails, IP paths still work',
+    scope: { kind: 'lab' },
+    requires: { cluster: true },
+    actions: () => [{ kind: 'dns-stop' }],
+    impact: () => ({ mustFail: [{ cell: '**', via: 'dns' }], mayFail: [] }),
+  },
+  {
+    id: 'windows-dns-search-list-missing',
+    summary:
+      'Windows pods get no DNS search list (capabilities.dns off, dns.Search empty): relative names fail, FQDNs resolve',
+    scope: { kind: 'nodes', os: 'windows' },
+    requires: { os: ['windows'], cluster: true },
+    actions: (_plan, targets) =>
+      targets.map((n) => ({
+        kind: 'windows-cni',
+        node: n.name,
+        edit: { kind: 'drop-dns-search' },
+      })),
+    impact: searchListImpact,
+  },
+  {
+    id: 'nodeport-rules-removed',
+    summary: "kube-proxy's NodePort rules are gone on one node: NodePorts there refuse connections",
+    scope: { kind: 'node', prefer: 'windows' },
+    requires: {},
+    actions: (plan, targets) => {
+      const table = faultTable('nodeport-rules-removed');
+      return [
+        { kind: 'nft', node: only(targets).name, table, ruleset: nodePortsRemoved(plan, table) },
+      ];
+    },
+    impact: (_plan, targets) => ({
+      mustFail: [{ cell: `nodeport/*/${only(targets).name}/node-ip` }],
+      mayFail: [],
+      outcomes: ['refused'],
+    }),
+  },
+  {
+    id: 'clusterip-rules-removed',
+    summary:
+      'kube-proxy is down on one node: ClusterIPs (Services and cluster DNS) are unreachable from its pods',
+    scope: { kind: 'node', prefer: 'linux' },
+    requires: {},
+    actions: (plan, targets) => {
+      const table = faultTable('clusterip-rules-removed');
+      return [
+        { kind: 'nft', node: only(targets).name, table, ruleset: clusterIpsRemoved(plan, table) },
+      ];
+    },
+    impact: (_plan, targets) => {
+      const from = [only(targets).name];
+      return {
+        mustFail: [
+          { cell: 'pod-to-service/**', from },
+          { cell: '**', via: 'dns', from },
+        ],
+        mayFail: [],
+        outcomes: ['timeout'],
+      };
+    },
+  },
+  {
+    id: 'masquerade-off',
+    summary:
+      "flannel's outbound masquerade is off on Linux nodes: pod traffic leaves with the pod IP and no reply returns",
+    scope: { kind: 'nodes', os: 'linux' },
+    requires: {},
+    actions: (plan, targets) => {
+      const table = faultTable('masquerade-off');
+      return targets.map((n) => ({
+        kind: 'nft',
+        node: n.name,
+        table,
+        ruleset: masqueradeOff(plan, n, table),
+      }));
+    },
+    impact: (_plan, targets) => ({
+      mustFail: [{ cell: 'outbound-nat/**', from: names(targets) }],
+      mayFail: [],
+      outcomes: ['timeout'],
+    }),
+  },
+  {
+    id: 'exception-list-no-cluster-cidr',
+    summary:
+      'the cluster (pod) CIDR is dropped from the Windows OutBoundNAT ExceptionList: pod-to-pod arrives from the node IP',
+    scope: { kind: 'nodes', os: 'windows' },
+    requires: { os: ['windows'], cluster: true },
+    actions: (plan, targets) =>
+      targets.map((n) => ({
+        kind: 'windows-cni',
+        node: n.name,
+        edit: { kind: 'drop-exception', cidr: plan.kubernetes.podCIDR },
+      })),
+    impact: (_plan, targets) => ({
+      mustFail: [{ cell: 'pod-to-pod/**', from: names(targets) }],
+      mayFail: [],
+      outcomes: ['wrong-source-ip'],
+    }),
+  },
+  {
+    id: 'exception-list-no-service-cidr',
+    summary:
+      'the service CIDR is dropped from the Windows OutBoundNAT ExceptionList: Services see the node IP, not the pod',
+    scope: { kind: 'nodes', os: 'windows' },
+    requires: { os: ['windows'], cluster: true },
+    actions: (plan, targets) =>
+      targets.map((n) => ({
+        kind: 'windows-cni',
+        node: n.name,
+        edit: { kind: 'drop-exception', cidr: plan.kubernetes.serviceCIDR },
+      })),
+    impact: (_plan, targets) => ({
+      mustFail: [{ cell: 'pod-to-service/**', from: names(targets) }],
+      mayFail: [],
+      outcomes: ['wrong-source-ip'],
+    }),
+  },
+  {
+    id: 'windows-endpoints-blackholed',
+    summary:
+      'the endpoints of the Service backed by Windows pods are blackholed: Service traffic to them times out, direct pod traffic works',
+    scope: { kind: 'lab' },
+    requires: { os: ['windows'] },
+    actions: (plan) => {
+      const table = faultTable('windows-endpoints-blackholed');
+      const cidrs = plan.nodes.filter((n) => n.os === 'windows').map((n) => n.podCIDR);
+      const ruleset = endpointsBlackholed(cidrs, table);
+      return plan.nodes.map((n) => ({ kind: 'nft', node: n.name, table, ruleset }));
+    },
+    impact: (plan) => {
+      const windows = nodeNames(plan, 'windows');
+      const nodePort = nodePortImpact(plan, (_from, to) => windows.includes(to));
+      return {
+        mustFail: [{ cell: 'pod-to-service/**', toAll: windows }, ...nodePort.mustFail],
+        mayFail: nodePort.mayFail,
+        outcomes: ['timeout'],
+      };
+    },
+  },
+  {
+    id: 'link-mtu-too-small',
+    summary: `one node's lab link MTU is ${LOW_LINK_MTU}, below pod MTU + VXLAN overhead: large answers to its pods are lost, small ones pass`,
+    scope: { kind: 'node', prefer: 'windows' },
+    requires: { backend: 'vxlan' },
+    actions: (plan, targets) => {
+      const node = only(targets).name;
+      const table = faultTable('link-mtu-too-small');
+      if (podMtu(plan) + VXLAN_OVERHEAD <= LOW_LINK_MTU)
+        throw new FaultError('the lab link MTU is already small');
+      return [
+        { kind: 'mtu', node, device: NODE_NIC, mtu: LOW_LINK_MTU },
+        {
+          kind: 'nft',
+          node,
+          table,
+          family: 'netdev',
+          ruleset: ingressMtu(NODE_NIC, LOW_LINK_MTU, table),
+        },
+      ];
+    },
+    // Only a row fetching large bodies sees it (proposed: large-response/<from>-to-<to>/cross-node/ip);
+    // what leaves the node is fragmented (VXLAN sends without DF) and arrives whole.
+    impact: (plan, targets) => {
+      const node = only(targets).name;
+      const others = plan.nodes.filter((n) => n.name !== node).map((n) => n.name);
+      return {
+        mustFail: [{ cell: 'large-response/**', from: [node], toAll: others }],
+        mayFail: [],
+        outcomes: ['timeout'],
+      };
+    },
+  },
+];
+
+/** The catalogue entry, or a FaultError listing every id. */
+export function findFault(id: string): FaultDefinition {
+  const fault = FAULT_CATALOGUE.find((f) => f.id === id);
+  if (fault === undefined) {
+    throw new FaultError(`no fault "${id}" in the catalogue`, {
+      hint: `faults: ${FAULT_CATALOGUE.map((f) => f.id).join(', ')} (\`lab faults\` describes them)`,
+    });
+  }
+  return fault;
+}

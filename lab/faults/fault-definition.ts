@@ -1,0 +1,68 @@
+/** The shape of a catalogue entry: what a fault needs, what it changes, and which cells it breaks. */
+import type { CniBackend, LabPlan, NodeOs, PlannedNode } from '../plan/lab-plan.ts';
+import type { CellSelector } from './cell-selector.ts';
+
+/** Which nodes a fault acts on, and what `--node` may name. */
+export type FaultScope =
+  /** The lab as a whole; `--node` is refused. */
+  | { kind: 'lab' }
+  /** One node (of `os` when given); default: the first worker of `prefer` (else `os`, else any). */
+  | { kind: 'node'; os?: NodeOs; prefer?: NodeOs }
+  /** Every node of `os`, or only the one `--node` names. */
+  | { kind: 'nodes'; os: NodeOs };
+
+export interface FaultRequirements {
+  /** Only labs with this flannel backend. */
+  backend?: CniBackend;
+  /** The lab must have nodes of each of these OSes. */
+  os?: NodeOs[];
+  /** Needs the emulated cluster API (Windows CNI configs, the DNS pod's process). */
+  cluster?: boolean;
+}
+
+/** An edit of a Windows node's CNI config. */
+export type CniEdit =
+  /** Removes one CIDR from the OutBoundNAT ExceptionList. */
+  | { kind: 'drop-exception'; cidr: string }
+  /** Removes the DNS search list and the runtime's per-pod DNS (`capabilities.dns`). */
+  | { kind: 'drop-dns-search' };
+
+/** One change a fault makes; the engine records how to undo it before making it. */
+export type FaultAction =
+  /** Adds an nftables table of our own on the node; kube-proxy's iptables-restore never touches it. */
+  | { kind: 'nft'; node: string; table: string; family?: 'ip' | 'netdev'; ruleset: string }
+  /** Sets a link's MTU on the node. */
+  | { kind: 'mtu'; node: string; device: string; mtu: number }
+  /** Deletes the node's route to `cidr`. */
+  | { kind: 'route-del'; node: string; cidr: string }
+  /** Deletes every forwarding entry of the node's VXLAN device. */
+  | { kind: 'fdb-flush'; node: string; device: string }
+  | { kind: 'windows-cni'; node: string; edit: CniEdit }
+  /** Kills the cluster DNS pod's server process. */
+  | { kind: 'dns-stop' };
+
+/** The cells that fail while the fault is applied. */
+export interface FaultImpact {
+  /** Every matching cell must fail. */
+  mustFail: CellSelector[];
+  /**
+   * Matching cells may fail or pass: a Service spreads connections over endpoints of which only
+   * some are cut off, so each probe's fate is a random pick.
+   */
+  mayFail: CellSelector[];
+  /** The outcomes a failing must-fail cell may show (any failure when absent). */
+  outcomes?: string[];
+}
+
+export interface FaultDefinition {
+  /** Stable kebab-case id, as used by `lab break`. */
+  id: string;
+  /** One line: what breaks and the symptom. */
+  summary: string;
+  scope: FaultScope;
+  requires: FaultRequirements;
+  /** The changes, for the nodes the fault acts on (pure). */
+  actions(plan: LabPlan, targets: readonly PlannedNode[]): FaultAction[];
+  /** The cells that must (and may) fail, derived from the lab's nodes (pure). */
+  impact(plan: LabPlan, targets: readonly PlannedNode[]): FaultImpact;
+}

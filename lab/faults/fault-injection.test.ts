@@ -1,0 +1,193 @@
+/** Integration: every catalogue fault applied to and healed on a real netns lab, healed in-process and by `lab heal` from another process. */
+import { expect } from 'chai';
+import { fileURLToPath } from 'node:url';
+import { ExecaRunner } from '../exec/execa-runner.ts';
+import { silentLogger } from '../log/logger.ts';
+import type { ProbeOutcome } from '../providers/netns/emulated-cluster.ts';
+import { vxlanDevice } from '../providers/netns/names.ts';
+import { FAULT_CATALOGUE } from './fault-catalogue.ts';
+import { breakFault, healFaults } from './fault-engine.ts';
+import {
+  deployWorkloads,
+  faultSkipReason,
+  startTestLab,
+  type TestLab,
+  type TestWorkloads,
+} from './fault-test-support.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const PROBE_MS = 1000;
+
+/** What the lab's dataplane and fault-relevant state look like, without counters. */
+async function snapshot(lab: TestLab): Promise<Record<string, unknown>> {
+  const { cluster, session } = lab;
+  const sorted = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .sort();
+  const nodes = await Promise.all(
+    cluster.plan.nodes.map(async (n) => {
+      const sh = session.shell(n.name);
+      const run = async (argv: string[]) => sorted((await sh.exec(argv)).stdout);
+      return [
+        n.name,
+        {
+          routes: await run(['ip', 'route', 'show']),
+          fdb: await run(['bridge', 'fdb', 'show', 'dev', vxlanDevice(cluster.plan)]),
+          nft: await run(['nft', 'list', 'tables']),
+          mtu: await run(['ip', '-o', 'link', 'show', 'eth0']).then(
+            (l) => /mtu (\d+)/.exec(l.join(''))?.[1],
+          ),
+          cni: n.os === 'windows' ? cluster.windowsCniConfig(n.name) : null,
+        },
+      ];
+    }),
+  );
+  return { nodes: Object.fromEntries(nodes), dnsRunning: await session.dns?.running() };
+}
+
+/** A probe per fault that must fail while it is applied and pass once healed. */
+function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise<boolean>> {
+  const plan = lab.cluster.plan;
+  const ip = (node: string) => plan.nodes.find((n) => n.name === node)!.ip;
+  const from = async (node: string, args: string[]): Promise<ProbeOutcome> =>
+    lab.cluster.probe(`w-${node}`, lab.namespace, [...args, '--timeout-ms', String(PROBE_MS)], {
+      timeoutMs: PROBE_MS + 4000,
+    });
+  const ok = (o: ProbeOutcome) => o.result === 'ok';
+  const sawPod = (node: string) => (o: ProbeOutcome) =>
+    ok(o) && String(o.body).startsWith(`${w.pods[node]}:`);
+  const http = (host: string, port: number, path: string) => [
+    'http',
+    `http://${host}:${port}${path}`,
+  ];
+  return {
+    'pod-route-removed': async () => ok(await from('lin1', http(w.pods.win1!, 8080, '/clientip'))),
+    'vxlan-fdb-flushed': async () => ok(await from('win1', http(w.pods.lin1!, 8080, '/clientip'))),
+    'dns-stopped': async () =>
+      ok(await from('lin1', ['dns', `web-linux.${lab.namespace}.svc.cluster.local`])),
+    'nodeport-rules-removed': async () =>
+      ok(
+        await lab.cluster.probeOutside([
+          ...http(ip('win1'), w.services.windows.nodePort, '/hostname'),
+          '--timeout-ms',
+          String(PROBE_MS),
+        ]),
+      ),
+    'clusterip-rules-removed': async () =>
+      ok(await from('lin1', http(w.services.linux.clusterIP, 80, '/hostname'))),
+    'masquerade-off': async () =>
+      ok(await from('lin1', http(plan.external.address, 8080, '/clientip'))),
+    'exception-list-no-cluster-cidr': async () =>
+      sawPod('win1')(await from('win1', http(w.pods.lin1!, 8080, '/clientip'))),
+    'exception-list-no-service-cidr': async () =>
+      sawPod('win1')(await from('win1', http(w.services.linux.clusterIP, 80, '/clientip'))),
+    'windows-endpoints-blackholed': async () =>
+      ok(await from('lin1', http(w.services.windows.clusterIP, 80, '/hostname'))),
+    'link-mtu-too-small': async () =>
+      ok(await from('win1', http(w.pods.lin1!, 8080, '/big?bytes=65536'))),
+  };
+}
+
+/** `lab heal --lab NAME` in a child process, as a user would run it from another shell. */
+async function healFromAnotherProcess(lab: TestLab): Promise<string> {
+  const script = [
+    "import { Command } from 'commander';",
+    `import { LabStore } from ${JSON.stringify(`${REPO}lab/state/lab-store.ts`)};`,
+    `import { registerFaultCommands } from ${JSON.stringify(`${REPO}lab/cli/fault-commands.ts`)};`,
+    "const program = new Command('lab');",
+    'registerFaultCommands(program, new LabStore(process.env.LAB_HOME));',
+    `await program.parseAsync(['heal', '--lab', ${JSON.stringify(lab.name)}], { from: 'user' });`,
+  ].join('\n');
+  const result = await new ExecaRunner(silentLogger()).run(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script],
+    { cwd: REPO, env: { LAB_HOME: lab.labHome } },
+  );
+  return result.stdout;
+}
+
+describe('fault injection on a netns lab (integration)', function () {
+  this.timeout(240_000);
+  let lab: TestLab | undefined;
+  let workloads: TestWorkloads;
+  let baseline: Record<string, unknown>;
+
+  before(async function () {
+    const skip = await faultSkipReason();
+    if (skip !== undefined) {
+      console.log(`      skipping: ${skip}`);
+      this.skip();
+    }
+    lab = await startTestLab('fault');
+    workloads = await deployWorkloads(lab);
+    baseline = await snapshot(lab);
+  });
+
+  after(async () => {
+    await lab?.down();
+  });
+
+  FAULT_CATALOGUE.forEach((fault, index) => {
+    it(`${fault.id}: breaks the dataplane, and heal restores it exactly`, async () => {
+      const current = lab!;
+      const witness = witnesses(current, workloads)[fault.id];
+      if (witness !== undefined) expect(await witness(), 'works before the fault').to.be.true;
+      await breakFault(current.session, fault.id);
+      expect(await snapshot(current), 'the fault changed something').to.not.deep.equal(baseline);
+      if (witness !== undefined)
+        expect(await witness(), 'fails while the fault is applied').to.be.false;
+      if (index % 2 === 0) {
+        expect(await healFaults(current.session)).to.have.length(1);
+      } else {
+        expect(await healFromAnotherProcess(current)).to.contain(`healed ${fault.id}`);
+      }
+      expect(current.session.records.read()).to.deep.equal([]);
+      expect(await snapshot(current), 'heal restored everything').to.deep.equal(baseline);
+      if (witness !== undefined) expect(await witness(), 'works again after heal').to.be.true;
+    });
+  });
+
+  it("link-mtu-too-small: large answers to the node's pods are lost every time, small ones and other directions pass", async () => {
+    const current = lab!;
+    const get = async (node: string, target: string, bytes: number) =>
+      (
+        await current.cluster.probe(
+          `w-${node}`,
+          current.namespace,
+          [
+            'http',
+            `http://${workloads.pods[target]!}:8080/big?bytes=${bytes}`,
+            '--timeout-ms',
+            String(PROBE_MS),
+          ],
+          { timeoutMs: PROBE_MS + 4000 },
+        )
+      ).result;
+    await breakFault(current.session, 'link-mtu-too-small', 'win1');
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect(await get('win1', 'lin1', 65536), 'large answer into win1').to.equal('timeout');
+        expect(await get('win1', 'lin1', 500), 'small answer into win1').to.equal('ok');
+        expect(await get('lin1', 'win1', 65536), 'large answer out of win1').to.equal('ok');
+        expect(await get('win1', 'win1', 65536), 'same node').to.equal('ok');
+      }
+    } finally {
+      await healFaults(current.session);
+    }
+    expect(await snapshot(current)).to.deep.equal(baseline);
+  });
+
+  it('heals several faults at once, newest first', async () => {
+    const current = lab!;
+    for (const id of ['masquerade-off', 'dns-stopped', 'pod-route-removed'])
+      await breakFault(current.session, id);
+    expect((await healFaults(current.session)).map((f) => f.fault)).to.deep.equal([
+      'masquerade-off',
+      'dns-stopped',
+      'pod-route-removed',
+    ]);
+    expect(await snapshot(current)).to.deep.equal(baseline);
+  });
+});

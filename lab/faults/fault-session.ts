@@ -1,0 +1,32 @@
+/** What fault injection needs from a lab that is up; built by openFaultSession, or by tests. */
+import type { Logger } from '../log/logger.ts';
+import type { LabPlan } from '../plan/lab-plan.ts';
+import type { NodeShell } from '../providers/lab-provider.ts';
+import type { FaultRecords } from './fault-records.ts';
+
+/** The parts of the emulated cluster API faults use. */
+export interface FaultCluster {
+  windowsCniConfig(node: string): unknown;
+  setWindowsCniConfig(node: string, config: unknown): Promise<void>;
+}
+
+/** The cluster DNS pod's server process. */
+export interface DnsProcess {
+  running(): Promise<boolean>;
+  /** Kills the server; the pod stays (as a crashed container the API has not noticed yet). */
+  stop(): Promise<void>;
+  /** Starts the server again when it is not running and waits until it answers. */
+  start(): Promise<void>;
+}
+
+export interface FaultSession {
+  readonly plan: LabPlan;
+  shell(node: string): NodeShell;
+  /** Absent when the provider offers no emulated cluster API. */
+  readonly cluster?: FaultCluster;
+  readonly dns?: DnsProcess;
+  readonly records: FaultRecords;
+  /** Waits until pods removed by a previous suite run have left no links behind. */
+  settle?(): Promise<void>;
+  readonly log: Logger;
+}

@@ -1,0 +1,110 @@
+/**
+ * Derives the cells a fault breaks from the lab's nodes. Facts about the suite this relies on come
+ * from DESIGN §7: cells name their source and target nodes, NodePort cells probe a Service
+ * load-balanced over the pods of the row's OS on every node, and names resolve through the
+ * cluster DNS pod.
+ */
+import { windowsCniConfig } from '../cni/windows-cni-config.ts';
+import type { LabPlan, NodeOs, PlannedNode } from '../plan/lab-plan.ts';
+import { podDnsConfig } from '../providers/netns/cluster-dns.ts';
+import { controlPlane } from '../providers/netns/cluster-bootstrap.ts';
+import type { CellSelector } from './cell-selector.ts';
+import type { FaultImpact } from './fault-definition.ts';
+import { editWindowsCni } from './windows-cni-edits.ts';
+
+const OSES: NodeOs[] = ['linux', 'windows'];
+
+export function nodeNames(plan: LabPlan, os?: NodeOs): string[] {
+  return plan.nodes.filter((n) => os === undefined || n.os === os).map((n) => n.name);
+}
+
+/** The node the cluster DNS pod runs on (the Linux control plane in emulated labs). */
+export function dnsNode(plan: LabPlan): string {
+  return controlPlane(plan).name;
+}
+
+/** Whether traffic from node `from` (or its pods) to a pod on node `to` is lost. */
+export type PathBroken = (from: string, to: string) => boolean;
+
+/** NodePort cells: all of a node's backends cut off → must fail; some → may fail. */
+export function nodePortImpact(plan: LabPlan, broken: PathBroken): FaultImpact {
+  const impact: FaultImpact = { mustFail: [], mayFail: [] };
+  for (const os of OSES) {
+    const backends = nodeNames(plan, os);
+    for (const node of backends) {
+      const lost = backends.filter((backend) => broken(node, backend)).length;
+      const selector = { cell: `nodeport/external-to-${os}-node/${node}/node-ip` };
+      if (lost === backends.length) impact.mustFail.push(selector);
+      else if (lost > 0) impact.mayFail.push(selector);
+    }
+  }
+  return impact;
+}
+
+/** Cells whose DNS lookups fail because the path from their node to the DNS pod is broken. */
+export function dnsImpact(plan: LabPlan, broken: PathBroken): CellSelector[] {
+  const from = nodeNames(plan).filter((node) => broken(node, dnsNode(plan)));
+  return from.length === 0 ? [] : [{ cell: '**', via: 'dns', from }];
+}
+
+/**
+ * `cut`'s pods cannot exchange packets with other nodes. Pod traffic breaks both ways (replies
+ * go to pod IPs); node traffic (NodePort, SNATed to the node) breaks both ways when
+ * `nodeTrafficBothWays` (VXLAN: the node speaks from its VTEP address in the pod CIDR), else
+ * only towards `cut`'s pods (host-gw: the node speaks from its lab address).
+ */
+export function cutOffImpact(
+  plan: LabPlan,
+  cut: string,
+  nodeTrafficBothWays: boolean,
+): FaultImpact {
+  const others = nodeNames(plan).filter((n) => n !== cut);
+  const podPath: PathBroken = (from, to) => from !== to && (from === cut || to === cut);
+  const nodePath: PathBroken = nodeTrafficBothWays
+    ? podPath
+    : (from, to) => from !== to && to === cut;
+  const nodePort = nodePortImpact(plan, nodePath);
+  const both = (cell: string, key: 'toAll' | 'toAny'): CellSelector[] => [
+    { cell, from: [cut], [key]: others },
+    { cell, from: others, [key]: [cut] },
+  ];
+  return {
+    mustFail: [
+      ...both('pod-to-pod/**', 'toAll'),
+      ...both('pod-to-service/**', 'toAll'),
+      ...dnsImpact(plan, podPath),
+      ...nodePort.mustFail,
+    ],
+    mayFail: [...both('pod-to-service/**', 'toAny'), ...nodePort.mayFail],
+  };
+}
+
+/** A namespace name no suite run uses: stands for "the pod's own namespace" in search lists. */
+const SOME_NAMESPACE = 'fault-probe';
+
+/** Which DNS rows break when Windows pods lose their search list (as the pods would get it). */
+export function searchListImpact(plan: LabPlan, targets: readonly PlannedNode[]): FaultImpact {
+  const domain = plan.kubernetes.dnsDomain;
+  const lacks = (suffix: string): string[] =>
+    targets
+      .filter((node) => {
+        const config = editWindowsCni(
+          windowsCniConfig(plan, node),
+          { kind: 'drop-dns-search' },
+          node.name,
+        );
+        return !podDnsConfig(plan, node, SOME_NAMESPACE, config).search.includes(suffix);
+      })
+      .map((node) => node.name);
+  const ownNamespace = lacks(`${SOME_NAMESPACE}.svc.${domain}`);
+  const svc = lacks(`svc.${domain}`);
+  return {
+    mustFail: [
+      // A Service's short name needs `<own namespace>.svc.<domain>`; `kubernetes.default` needs `svc.<domain>`.
+      ...(ownNamespace.length > 0 ? [{ cell: 'dns/short-name/**', from: ownNamespace }] : []),
+      ...(svc.length > 0 ? [{ cell: 'dns/search-list/**', from: svc }] : []),
+    ],
+    mayFail: [],
+    outcomes: ['nxdomain'],
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * nftables tables that defeat kube-proxy's and flannel's rules on a node. The emulated kube-proxy
+ * (like the real one) rewrites its iptables tables on every sync, so a deleted rule would come
+ * back as soon as the suite creates its Services; a table of our own survives every sync.
+ */
+import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
+
+export type NftFamily = 'ip' | 'netdev';
+
+/** Our table for a fault: `hlfault_<id>`; nft names allow `_`, not `-`. */
+export function faultTable(faultId: string): string {
+  return `hlfault_${faultId.replace(/-/g, '_')}`;
+}
+
+/** Creating, deleting and creating again makes the load idempotent (nft has no `destroy` before 1.0.8). */
+function table(name: string, chains: string[], family: NftFamily = 'ip'): string {
+  return [
+    `table ${family} ${name} {}`,
+    `delete table ${family} ${name}`,
+    `table ${family} ${name} {`,
+    ...chains.map((c) => `  ${c}`),
+    '}',
+    '',
+  ].join('\n');
+}
+
+function chain(name: string, hook: string, priority: string, rules: string[]): string {
+  const body = rules.map((r) => `    ${r}`).join('\n');
+  return `chain ${name} {\n    type ${hook.startsWith('nat:') ? 'nat' : 'filter'} hook ${hook.replace('nat:', '')} priority ${priority}; policy accept;\n${body}\n  }`;
+}
+
+/** kube-proxy's NodePort rules gone: untracked packets skip NAT and reach no listener (refused). */
+export function nodePortsRemoved(plan: LabPlan, name: string): string {
+  const { min, max } = plan.kubernetes.nodePortRange;
+  return table(name, [
+    chain('prerouting', 'prerouting', 'raw', [
+      `fib daddr type local meta l4proto { tcp, udp } th dport ${min}-${max} notrack comment "NodePort rules removed"`,
+    ]),
+  ]);
+}
+
+/** kube-proxy down on the node: nothing sent to a ClusterIP from here is DNATed (it is routed away). */
+export function clusterIpsRemoved(plan: LabPlan, name: string): string {
+  const rule = `ip daddr ${plan.kubernetes.serviceCIDR} notrack comment "ClusterIP rules removed"`;
+  return table(name, [
+    chain('prerouting', 'prerouting', 'raw', [rule]),
+    chain('output', 'output', 'raw', [rule]),
+  ]);
+}
+
+/** flannel's ip-masq off: an identity SNAT claims the connection before MASQUERADE can. */
+export function masqueradeOff(plan: LabPlan, node: PlannedNode, name: string): string {
+  return table(name, [
+    chain('postrouting', 'nat:postrouting', 'srcnat - 10', [
+      `ip saddr ${node.podCIDR} ip daddr != ${plan.kubernetes.podCIDR} snat to ip saddr comment "masquerade off"`,
+    ]),
+  ]);
+}
+
+/** Service traffic (DNATed: ClusterIP and NodePort) to these pod CIDRs is dropped; direct pod traffic and replies to them flow. */
+export function endpointsBlackholed(podCidrs: readonly string[], name: string): string {
+  const rule = `ct direction original ct status dnat ip daddr { ${podCidrs.join(', ')} } drop comment "Service endpoints blackholed"`;
+  return table(name, [
+    chain('forward', 'forward', 'filter', [rule]),
+    chain('output', 'output', 'filter', [rule]),
+  ]);
+}
+
+/**
+ * A link MTU enforced on what arrives: veth hands GSO packets of any size through, where a real
+ * NIC or switch would drop every frame above the MTU, so large packets are dropped at ingress.
+ */
+export function ingressMtu(device: string, mtu: number, name: string): string {
+  return table(
+    name,
+    [
+      `chain ingress {\n    type filter hook ingress device "${device}" priority 0; policy accept;\n    meta length > ${mtu} drop comment "link MTU ${mtu}"\n  }`,
+    ],
+    'netdev',
+  );
+}

@@ -1,0 +1,63 @@
+/**
+ * `npm run selftest [-- --lab NAME] [--fault ID ...]`: the tester tests itself on a lab that is
+ * up (DESIGN §9). Writes selftest.md and selftest.json into $RESULTS_DIR (default test-results/).
+ */
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { LabError } from '../../lab/errors.ts';
+import { ExecaRunner } from '../../lab/exec/execa-runner.ts';
+import { openFaultSession } from '../../lab/faults/open-fault-session.ts';
+import { fileLogger } from '../../lab/log/logger.ts';
+import { LabStore } from '../../lab/state/lab-store.ts';
+import { resultsDir } from '../report/write-report.ts';
+import { runSelftest } from './selftest-runner.ts';
+import { writeSelftest } from './selftest-report.ts';
+import { runSuite } from './suite-process.ts';
+
+/** A suite run that takes longer is killed and counts as broken: a hang is a failure. */
+const SUITE_TIMEOUT_MS = 15 * 60_000;
+
+const say = (line: string) =>
+  process.stderr.write(`${new Date().toISOString().slice(11, 19)} selftest: ${line}\n`);
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: { lab: { type: 'string' }, fault: { type: 'string', multiple: true } },
+    allowPositionals: false,
+  });
+  const labHome = resolve(process.env.LAB_HOME ?? '.lab');
+  const store = new LabStore(labHome);
+  const lab = store.resolveName(values.lab);
+  const dir = resultsDir();
+  const runsDir = join(dir, 'selftest');
+  const log = fileLogger(join(runsDir, 'selftest.log'), { lab, component: 'selftest' });
+  const runner = new ExecaRunner(log.child({ component: 'runner' }));
+  const session = await openFaultSession(store, lab);
+  const faults = values.fault?.flatMap((f) => f.split(',')).filter((f) => f !== '');
+  const report = await runSelftest({
+    session,
+    runsDir,
+    ...(faults === undefined ? {} : { faults }),
+    say,
+    suite: (resultsDir) =>
+      runSuite(runner, resultsDir, { lab, labHome, timeoutMs: SUITE_TIMEOUT_MS }),
+  });
+  const files = writeSelftest(report, dir);
+  const t = report.totals;
+  process.stdout.write(
+    `self-test of lab ${lab}${report.emulated ? ' (EMULATED)' : ''}: ${report.ok ? 'PASS' : 'FAIL'}; ` +
+      `${t.exact}/${t.exact + t.problems} faults exact, ${t.missedCells} missed, ${t.falseAlarms} false alarms, ` +
+      `${t.wrongOutcomes} wrong outcomes, green after ${t.healedGreen}/${t.judged} heals, ` +
+      `${(report.durationMs / 1000).toFixed(1)} s\n  ${files.markdown}\n  ${files.json}\n`,
+  );
+  return report.ok ? 0 : 1;
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  if (!(error instanceof LabError)) throw error;
+  process.stderr.write(`error: ${error.message}\n`);
+  if (error.hint !== undefined) process.stderr.write(`hint: ${error.hint}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,103 @@
+/** What a self-test run found: per fault, its detection and whether the lab was green after heal. */
+import type { FaultImpact } from '../../lab/faults/fault-definition.ts';
+import type { CellDetection, DetectionCounts } from './detection.ts';
+
+export type FaultStatus =
+  /** Failed in exactly the catalogue's cells, with its outcomes, and the lab was green after heal. */
+  | 'exact'
+  /** Missed cells, false alarms, wrong outcomes, or not green after heal. */
+  | 'problems'
+  /** No cell of this suite can see the fault in this lab (nothing must fail). */
+  | 'not-exercised'
+  /** The catalogue entry does not apply to this lab (backend, OS, provider). */
+  | 'not-applicable'
+  /** Applying, running the suite or healing failed. */
+  | 'error'
+  /** Skipped because an earlier heal failed and the lab is in an unknown state. */
+  | 'not-run';
+
+/** One suite run as the self-test saw it. */
+export interface SuiteSummary {
+  resultsDir: string;
+  durationMs: number;
+  exitCode: number;
+  /** Cells that did not pass. */
+  failing: string[];
+  /** The longest single probe attempt among them (a failure must come within the probe timeout). */
+  slowestFailingAttemptMs?: number;
+  /** Why the run could not be judged cell by cell. */
+  broken?: string;
+}
+
+export interface FaultRun {
+  fault: string;
+  summary: string;
+  nodes: string[];
+  status: FaultStatus;
+  /** Why not applicable, the error, or why not run. */
+  reason?: string;
+  impact?: FaultImpact;
+  detection?: { cells: CellDetection[]; counts: DetectionCounts };
+  /** The suite with the fault applied. */
+  broken?: SuiteSummary;
+  /** The suite after `heal`: must be green. */
+  healed?: SuiteSummary;
+  durationMs: number;
+}
+
+export interface SelftestTotals {
+  /** Faults that were applied and judged. */
+  judged: number;
+  exact: number;
+  problems: number;
+  errors: number;
+  notExercised: number;
+  notApplicable: number;
+  notRun: number;
+  mustFailCells: number;
+  detectedCells: number;
+  missedCells: number;
+  falseAlarms: number;
+  wrongOutcomes: number;
+  /** Heals after which the suite was green. */
+  healedGreen: number;
+}
+
+export interface SelftestReport {
+  lab: string;
+  provider: string;
+  emulated: boolean;
+  cni: string;
+  startedAt: string;
+  durationMs: number;
+  baseline: SuiteSummary & { green: boolean };
+  faults: FaultRun[];
+  totals: SelftestTotals;
+  /** Baseline green and every judged fault exact (or not exercised). */
+  ok: boolean;
+}
+
+export function selftestTotals(faults: readonly FaultRun[]): SelftestTotals {
+  const count = (status: FaultRun['status']): number =>
+    faults.filter((f) => f.status === status).length;
+  const sum = (pick: (f: FaultRun) => number): number =>
+    faults.reduce((acc, f) => acc + pick(f), 0);
+  return {
+    judged: faults.filter((f) => f.detection !== undefined).length,
+    exact: count('exact'),
+    problems: count('problems'),
+    errors: count('error'),
+    notExercised: count('not-exercised'),
+    notApplicable: count('not-applicable'),
+    notRun: count('not-run'),
+    mustFailCells: sum((f) => f.detection?.counts.mustFail ?? 0),
+    detectedCells: sum((f) => f.detection?.counts.detected ?? 0),
+    missedCells: sum((f) => f.detection?.counts.missed ?? 0),
+    falseAlarms: sum((f) => f.detection?.counts.falseAlarms ?? 0),
+    wrongOutcomes: sum((f) => f.detection?.counts.wrongOutcome ?? 0),
+    healedGreen: faults.filter(
+      (f) =>
+        f.healed !== undefined && f.healed.failing.length === 0 && f.healed.broken === undefined,
+    ).length,
+  };
+}

@@ -1,0 +1,175 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { windowsCniConfig } from '../../lab/cni/windows-cni-config.ts';
+import { RecordingRunner } from '../../lab/exec/recording-runner.ts';
+import { findFault } from '../../lab/faults/fault-catalogue.ts';
+import { FaultError } from '../../lab/faults/fault-error.ts';
+import { FaultRecords } from '../../lab/faults/fault-records.ts';
+import type { FaultSession } from '../../lab/faults/fault-session.ts';
+import { resolveTargets } from '../../lab/faults/fault-targets.ts';
+import { silentLogger } from '../../lab/log/logger.ts';
+import { fixturePlan } from '../../lab/providers/netns/fixture-plan.ts';
+import { NetnsNodeShell } from '../../lab/providers/netns/node-shell.ts';
+import type { CellResult } from '../engine/results.ts';
+import { expandCells } from '../matrix/expand-cells.ts';
+import { MATRIX } from '../matrix/rows.ts';
+import { expectationOf } from './detection.ts';
+import { renderSelftestMarkdown } from './selftest-report.ts';
+import { runSelftest } from './selftest-runner.ts';
+import type { SuiteRun } from './suite-process.ts';
+
+const plan = fixturePlan();
+const ROUTE =
+  '[{"dst":"10.244.3.0/24","gateway":"10.244.3.0","dev":"flannel.4096","flags":["onlink"]}]';
+
+function session(dir: string, runner: RecordingRunner): FaultSession {
+  const configs = new Map(
+    plan.nodes
+      .filter((n) => n.os === 'windows')
+      .map((n) => [n.name, windowsCniConfig(plan, n) as unknown]),
+  );
+  let dns = true;
+  runner.on(/route show exact/, { stdout: ROUTE });
+  runner.on(/link show dev eth0/, { stdout: '[{"mtu":1500}]' });
+  runner.on(/fdb show/, { stdout: '[{"mac":"0e:6c:00:00:00:00","dst":"192.168.200.10"}]' });
+  return {
+    plan,
+    shell: (node) => new NetnsNodeShell(node, `ns-${node}`, runner),
+    cluster: {
+      windowsCniConfig: (node) => structuredClone(configs.get(node)),
+      setWindowsCniConfig: (node, config) => Promise.resolve(void configs.set(node, config)),
+    },
+    dns: {
+      running: () => Promise.resolve(dns),
+      stop: () => Promise.resolve(void (dns = false)),
+      start: () => Promise.resolve(void (dns = true)),
+    },
+    records: new FaultRecords(dir, plan.id, 'up'),
+    log: silentLogger(),
+  };
+}
+
+/** A suite that fails exactly the cells the catalogue names (minus `miss`) while a fault is applied. */
+function fakeSuite(options: { miss?: string; dirty?: boolean } = {}) {
+  const cells = expandCells(MATRIX, plan.nodes).filter((c) => c.probe !== undefined);
+  return (dir: string): Promise<SuiteRun> => {
+    const label = basename(dir).replace(/^\d+-/, '');
+    const faulted = label !== 'baseline' && !label.endsWith('-healed');
+    const fault = faulted ? findFault(label) : undefined;
+    const impact = fault?.impact(plan, resolveTargets(fault, plan));
+    const failOutcome = (impact?.outcomes ?? ['timeout'])[0] ?? 'timeout';
+    const results = cells.map((c): CellResult => {
+      const fails =
+        impact !== undefined &&
+        expectationOf(impact, c.meta) === 'must-fail' &&
+        c.meta.cell !== options.miss;
+      const dirty =
+        options.dirty === true && label === 'baseline' && c.meta.cell.startsWith('dns/');
+      return {
+        ...c.meta,
+        expected: 'ok',
+        verdict: fails || dirty ? 'fail' : 'pass',
+        actual: fails ? (failOutcome as CellResult['expected']) : 'ok',
+        detail: '',
+        durationMs: 1,
+        attempts: 1,
+      };
+    });
+    return Promise.resolve({
+      resultsDir: dir,
+      exitCode: 0,
+      timedOut: false,
+      durationMs: 5,
+      cells: results,
+    });
+  };
+}
+
+describe('self-test runner', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hl-selftest-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('judges every fault, heals each, and passes when the suite fails exactly the named cells', async () => {
+    const runner = new RecordingRunner();
+    const report = await runSelftest({
+      session: session(dir, runner),
+      suite: fakeSuite(),
+      runsDir: dir,
+    });
+    expect(report.faults.map((f) => f.status)).to.deep.equal(
+      report.faults.map((f) => (f.fault === 'link-mtu-too-small' ? 'not-exercised' : 'exact')),
+    );
+    expect(report.ok, 'a fault no cell can see is reported, not failed').to.be.true;
+    expect(report.totals).to.include({
+      missedCells: 0,
+      falseAlarms: 0,
+      notExercised: 1,
+      healedGreen: report.faults.length,
+    });
+    expect(runner.lines().filter((l) => l.includes('route replace'))).to.have.length(3);
+    const md = renderSelftestMarkdown(report);
+    expect(md)
+      .to.contain('EMULATED')
+      .and.contain('**PASS**')
+      .and.contain('| F1 | pod-route-removed | win1 | exact |');
+  });
+
+  it('a cell the suite did not see is a missed detection and fails the self-test', async () => {
+    const miss = 'nodeport/external-to-windows-node/win1/node-ip';
+    const report = await runSelftest({
+      session: session(dir, new RecordingRunner()),
+      suite: fakeSuite({ miss }),
+      runsDir: dir,
+      faults: ['nodeport-rules-removed', 'masquerade-off'],
+    });
+    expect(report.faults.map((f) => f.status)).to.deep.equal(['problems', 'exact']);
+    expect(report.totals.missedCells).to.equal(1);
+    expect(report.ok).to.be.false;
+    expect(renderSelftestMarkdown(report)).to.contain(`**missed** \`${miss}\``);
+  });
+
+  it('judges nothing when the lab is not green to begin with', async () => {
+    const report = await runSelftest({
+      session: session(dir, new RecordingRunner()),
+      suite: fakeSuite({ dirty: true }),
+      runsDir: dir,
+      faults: ['dns-stopped'],
+    });
+    expect(report.baseline.green).to.be.false;
+    expect(report.faults[0]).to.include({ status: 'not-run' });
+    expect(report.ok).to.be.false;
+  });
+
+  it('a failed heal stops the run: the lab is in an unknown state', async () => {
+    const runner = new RecordingRunner();
+    runner.on(/nft delete table ip hlfault_nodeport/, { exitCode: 1, stderr: 'Error: injected' });
+    const report = await runSelftest({
+      session: session(dir, runner),
+      suite: fakeSuite(),
+      runsDir: dir,
+      faults: ['nodeport-rules-removed', 'masquerade-off'],
+    });
+    expect(report.faults.map((f) => f.status)).to.deep.equal(['error', 'not-run']);
+    expect(report.faults[0]?.reason).to.match(/heal failed: [\s\S]*injected/);
+    expect(report.ok).to.be.false;
+  });
+
+  it('refuses to start on a lab with faults applied', async () => {
+    const s = session(dir, new RecordingRunner());
+    s.records.write([{ fault: 'dns-stopped', nodes: [], appliedAt: 'now', undo: [] }]);
+    const error = await runSelftest({ session: s, suite: fakeSuite(), runsDir: dir }).catch(
+      (e: unknown) => e,
+    );
+    expect(error)
+      .to.be.instanceOf(FaultError)
+      .with.property('message')
+      .that.matches(/faults applied: dns-stopped/);
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * The self-test (DESIGN §9): for each catalogue fault, break → run the suite → compare the failing
+ * cells with the catalogue → heal → run the suite again, which must be green.
+ */
+import { join } from 'node:path';
+import { FAULT_CATALOGUE, findFault } from '../../lab/faults/fault-catalogue.ts';
+import type { FaultDefinition } from '../../lab/faults/fault-definition.ts';
+import { breakFault, healFaults, planFault } from '../../lab/faults/fault-engine.ts';
+import { FaultError } from '../../lab/faults/fault-error.ts';
+import type { FaultSession } from '../../lab/faults/fault-session.ts';
+import { notApplicable } from '../../lab/faults/fault-targets.ts';
+import { detect, failingCells } from './detection.ts';
+import {
+  selftestTotals,
+  type FaultRun,
+  type SelftestReport,
+  type SuiteSummary,
+} from './selftest-model.ts';
+import type { SuiteRun } from './suite-process.ts';
+
+export interface SelftestOptions {
+  session: FaultSession;
+  /** Runs the suite once, results into `dir`. */
+  suite(dir: string): Promise<SuiteRun>;
+  /** Where each suite run's results go (`<dir>/<nn>-<label>/`). */
+  runsDir: string;
+  /** Only these faults (default: the whole catalogue). */
+  faults?: readonly string[];
+  /** Progress lines. */
+  say?: (line: string) => void;
+}
+
+/** Runs the suite once the lab has settled from the previous run. */
+async function suiteRun(options: SelftestOptions, dir: string): Promise<SuiteRun> {
+  await options.session.settle?.();
+  return options.suite(dir);
+}
+
+function summary(run: SuiteRun): SuiteSummary {
+  const failing = run.cells.filter((c) => c.verdict !== 'pass' && c.verdict !== 'skipped');
+  const attempts = failing.map((c) => Math.round(c.durationMs / Math.max(1, c.attempts)));
+  return {
+    resultsDir: run.resultsDir,
+    durationMs: run.durationMs,
+    exitCode: run.exitCode,
+    failing: failing.map((c) => c.cell),
+    ...(attempts.length === 0 ? {} : { slowestFailingAttemptMs: Math.max(...attempts) }),
+    ...(run.broken === undefined ? {} : { broken: run.broken }),
+  };
+}
+
+const message = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
+
+/** A heal failed: the lab is in an unknown state and no further fault can be judged. */
+class FatalHealError extends Error {
+  constructor(readonly run: FaultRun) {
+    super(run.reason);
+  }
+}
+
+async function runFault(
+  options: SelftestOptions,
+  fault: FaultDefinition,
+  index: number,
+): Promise<FaultRun> {
+  const { session, say = () => undefined } = options;
+  const started = performance.now();
+  const base = { fault: fault.id, summary: fault.summary, nodes: [] as string[] };
+  const elapsed = () => Math.round(performance.now() - started);
+  const why = notApplicable(fault, session.plan, { cluster: session.cluster !== undefined });
+  if (why !== undefined) return { ...base, status: 'not-applicable', reason: why, durationMs: 0 };
+  const planned = planFault(session, fault.id);
+  const run: FaultRun = {
+    ...base,
+    nodes: planned.nodes,
+    impact: planned.impact,
+    status: 'error',
+    durationMs: 0,
+  };
+  const label = `${String(index).padStart(2, '0')}-${fault.id}`;
+  let failure: unknown;
+  say(`break ${fault.id}${planned.nodes.length > 0 ? ` on ${planned.nodes.join(',')}` : ''}`);
+  try {
+    await breakFault(session, fault.id);
+    const broken = await suiteRun(options, join(options.runsDir, label));
+    run.broken = summary(broken);
+    if (broken.broken === undefined) run.detection = detect(planned.impact, broken.cells);
+    else
+      failure = new FaultError(
+        `the suite did not run through with ${fault.id} applied: ${broken.broken}`,
+      );
+  } catch (error) {
+    failure = error;
+  }
+  try {
+    await healFaults(session);
+  } catch (error) {
+    run.reason = `heal failed: ${message(error)}${failure === undefined ? '' : `; before that: ${message(failure)}`}`;
+    run.durationMs = elapsed();
+    throw new FatalHealError(run);
+  }
+  say(`healed ${fault.id}; checking the lab is green`);
+  run.healed = summary(await suiteRun(options, join(options.runsDir, `${label}-healed`)));
+  run.durationMs = elapsed();
+  if (failure !== undefined) return { ...run, status: 'error', reason: message(failure) };
+  const counts = run.detection!.counts;
+  const green = run.healed.failing.length === 0 && run.healed.broken === undefined;
+  if (counts.mustFail === 0 && green)
+    return { ...run, status: 'not-exercised', reason: 'no cell of this suite run must fail' };
+  const exact = counts.missed + counts.falseAlarms + counts.wrongOutcome === 0 && green;
+  return { ...run, status: exact ? 'exact' : 'problems' };
+}
+
+/** Runs the whole self-test; the lab must be up, green and carry no applied fault. */
+export async function runSelftest(options: SelftestOptions): Promise<SelftestReport> {
+  const { session, say = () => undefined } = options;
+  const startedAt = new Date().toISOString();
+  const started = performance.now();
+  const applied = session.records.read();
+  if (applied.length > 0) {
+    throw new FaultError(
+      `lab ${session.plan.name} has faults applied: ${applied.map((a) => a.fault).join(', ')}`,
+      {
+        hint: '`lab heal` first; the self-test starts from a green lab',
+      },
+    );
+  }
+  const faults = (options.faults ?? FAULT_CATALOGUE.map((f) => f.id)).map((id) => findFault(id));
+  say('baseline: the suite on the healthy lab');
+  const baselineRun = await suiteRun(options, join(options.runsDir, '00-baseline'));
+  const baseline = {
+    ...summary(baselineRun),
+    green: baselineRun.broken === undefined && failingCells(baselineRun.cells).length === 0,
+  };
+  const runs: FaultRun[] = [];
+  let stopped: string | undefined;
+  for (const [i, fault] of faults.entries()) {
+    const base = { fault: fault.id, summary: fault.summary, nodes: [], durationMs: 0 };
+    if (!baseline.green) {
+      runs.push({ ...base, status: 'not-run', reason: 'the lab was not green before any fault' });
+      continue;
+    }
+    if (stopped !== undefined) {
+      runs.push({ ...base, status: 'not-run', reason: stopped });
+      continue;
+    }
+    try {
+      const run = await runFault(options, fault, i + 1);
+      say(`${fault.id}: ${run.status}${run.reason === undefined ? '' : ` (${run.reason})`}`);
+      runs.push(run);
+    } catch (error) {
+      if (!(error instanceof FatalHealError)) throw error;
+      runs.push({ ...error.run, status: 'error' });
+      stopped = `the heal of ${fault.id} failed; the lab is in an unknown state`;
+    }
+  }
+  const totals = selftestTotals(runs);
+  const run = baselineRun.run;
+  return {
+    lab: session.plan.name,
+    provider: session.plan.provider,
+    emulated: session.plan.emulated,
+    cni: run?.cni ?? `${session.plan.cni.plugin}/${session.plan.cni.backend}`,
+    startedAt,
+    durationMs: Math.round(performance.now() - started),
+    baseline,
+    faults: runs,
+    totals,
+    ok: baseline.green && totals.problems + totals.errors + totals.notRun === 0,
+  };
+}
