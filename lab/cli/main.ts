@@ -9,7 +9,9 @@ import { planLab, serializePlan } from '../plan/plan-lab.ts';
 import { labSpecJsonSchema } from '../spec/lab-spec-schema.ts';
 import { loadSpec } from '../spec/load-spec.ts';
 import { LabStore } from '../state/lab-store.ts';
+import { registerFaultCommands } from './fault-commands.ts';
 import { formatStatus } from './format-status.ts';
+import { registerHistoryCommands } from './history-commands.ts';
 
 const store = new LabStore(resolve(process.env.LAB_HOME ?? '.lab'));
 const out = (text: string) => process.stdout.write(`${text}\n`);
@@ -114,6 +116,30 @@ program
     const [file, ...args] = lab.shellCommand(node);
     process.exitCode = spawnSync(file!, args, { stdio: 'inherit' }).status ?? 1;
   });
+
+program
+  .command('provision')
+  .description('(re-)provision a kubeadm lab that is up; a second run changes nothing')
+  .option('--lab <name>', 'the lab (default: $LAB, else .lab/current)')
+  .option('--ssh-config <file>', 'SSH targets (default: the ssh_config the libvirt provider wrote)')
+  .option('--preflight', 'only list what the artifact cache lacks, and where to get it')
+  .action(async (opts: { lab?: string; sshConfig?: string; preflight?: boolean }) => {
+    // Loaded on use: provisioning code is only needed by kubeadm labs.
+    const { provisionCommand, provisionPreflight } =
+      await import('../provision/provision-command.ts');
+    const name = store.resolveName(opts.lab);
+    if (opts.preflight === true) {
+      const missing = await provisionPreflight(store, name);
+      out(missing.length === 0 ? 'the artifact cache is complete' : missing.join('\n'));
+      if (missing.length > 0) process.exitCode = 1;
+      return;
+    }
+    const result = await provisionCommand(store, name, opts.sshConfig);
+    out(`lab ${name} provisioned: ${result.changed} changes; kubeconfig ${result.kubeconfig}`);
+  });
+
+registerFaultCommands(program, store);
+registerHistoryCommands(program);
 
 try {
   await program.parseAsync();

@@ -1,0 +1,151 @@
+// The nightly job definitions parse, and everything they run exists in this repository.
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { parseDocument } from 'yaml';
+import { presetNames } from '../lab/spec/load-spec.ts';
+import { isShorthand } from '../lab/spec/shorthand.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+type Yaml = Record<string, unknown>;
+
+/** A YAML scalar as text; anything else (absent, a mapping) as "". */
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** Parses strictly: any YAML error or duplicate key fails the test with its position. */
+function load(path: string): Yaml {
+  const doc = parseDocument(readFileSync(`${ROOT}${path}`, 'utf8'), {
+    uniqueKeys: true,
+    prettyErrors: true,
+  });
+  expect(
+    doc.errors.map((e) => e.message),
+    path,
+  ).to.deep.equal([]);
+  return doc.toJS() as Yaml;
+}
+
+/** Every `ci/…` script a command line names. */
+function scriptsIn(text: string): string[] {
+  return [...text.matchAll(/(?:^|[\s"'(=])(?:\.\/)?(ci\/[\w./-]+\.(?:sh|ts))/g)].map((m) => m[1]!);
+}
+
+function expectRunnable(script: string): void {
+  expect(existsSync(`${ROOT}${script}`), `${script} exists`).to.be.true;
+  if (script.endsWith('.sh')) accessSync(`${ROOT}${script}`, constants.X_OK);
+}
+
+function expectPreset(name: string): void {
+  expect(presetNames().includes(name) || isShorthand(name), `${name} is a preset or shorthand`).to
+    .be.true;
+}
+
+const CRON = /^(\S+\s+){4}\S+$/;
+
+describe('ci/github/nightly.yml', () => {
+  const wf = load('ci/github/nightly.yml');
+  const jobs = wf.jobs as Record<string, Yaml>;
+  const conformance = jobs.conformance!;
+  const steps = conformance.steps as Yaml[];
+  const packageScripts = (
+    JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }
+  ).scripts;
+
+  it('runs on a schedule and by hand', () => {
+    const on = wf.on as Yaml;
+    expect((on.schedule as Yaml[]).map((s) => s.cron)).to.satisfy(
+      (c: string[]) => c.length > 0 && c.every((x) => CRON.test(x)),
+    );
+    expect(on).to.have.property('workflow_dispatch');
+  });
+
+  it('runs a matrix of existing presets on self-hosted libvirt runners, one lab per hypervisor', () => {
+    const include = (conformance.strategy as { matrix: { include: Yaml[] } }).matrix.include;
+    for (const entry of include) expectPreset(String(entry.preset));
+    expect(conformance['runs-on']).to.include.members(['self-hosted', 'libvirt']);
+    const concurrency = conformance.concurrency as Yaml;
+    expect(String(concurrency.group)).to.contain('${{ matrix.hypervisor }}');
+    expect(concurrency['cancel-in-progress']).to.equal(false);
+    expect((wf.concurrency as Yaml)['cancel-in-progress']).to.equal(false);
+  });
+
+  it('runs ci/periodic.sh and publishes summary, JUnit and artifacts even when it fails', () => {
+    const runs = steps.map((s) => str(s.run));
+    expect(runs.some((r) => scriptsIn(r).includes('ci/periodic.sh'))).to.be.true;
+    const summary = steps.find((s) => str(s.run).includes('>> "$GITHUB_STEP_SUMMARY"'));
+    expect(summary?.if).to.equal('always()');
+    expect(String(summary?.run)).to.contain('summary.md');
+    const junit = steps.find((s) => str(s.uses).startsWith('mikepenz/action-junit-report@'));
+    expect(junit?.if).to.equal('always()');
+    expect(String((junit?.with as Yaml).report_paths)).to.contain('junit_');
+    const upload = steps.find((s) => str(s.uses).startsWith('actions/upload-artifact@'));
+    expect(upload?.if).to.equal('always()');
+  });
+
+  it('names only scripts and npm scripts that exist, and pins every action to a version', () => {
+    for (const job of Object.values(jobs)) {
+      for (const step of job.steps as Yaml[]) {
+        const run = str(step.run);
+        for (const script of scriptsIn(run)) expectRunnable(script);
+        for (const m of run.matchAll(/npm run (?:--silent )?([\w:-]+)/g)) {
+          expect(packageScripts, `npm script ${m[1]}`).to.have.property(m[1]!);
+        }
+        if (step.uses !== undefined) expect(str(step.uses)).to.match(/^[\w.-]+\/[\w./-]+@v\d+$/);
+      }
+    }
+  });
+
+  it('uses only the contexts GitHub allows in job-level env', () => {
+    for (const [name, job] of Object.entries(jobs)) {
+      for (const value of Object.values((job.env ?? {}) as Yaml)) {
+        for (const m of str(value).matchAll(/\$\{\{\s*(\w+)\./g)) {
+          expect(
+            ['github', 'needs', 'strategy', 'matrix', 'vars', 'secrets', 'inputs'],
+            `${name}: ${m[1]}`,
+          ).to.include(m[1]);
+        }
+      }
+    }
+  });
+
+  it('keeps one history across presets in the trend job', () => {
+    const runs = (jobs.trend!.steps as Yaml[]).map((s) => str(s.run)).join('\n');
+    expect(runs).to.contain('lab -- history add');
+    expect(runs).to.contain('lab -- history report');
+    expect(jobs.trend!.if).to.equal('always()');
+  });
+});
+
+describe('ci/prow/periodics.yaml', () => {
+  const periodics = load('ci/prow/periodics.yaml').periodics as Yaml[];
+
+  it('defines decorated periodics with a schedule, a workdir clone and resources', () => {
+    expect(periodics.length).to.be.greaterThan(0);
+    for (const job of periodics) {
+      expect(job.name, 'name').to.match(/^[a-z0-9-]+$/);
+      expect(job.decorate, `${String(job.name)} decorate`).to.equal(true);
+      expect(CRON.test(str(job.cron)) || /^\d+[hm]$/.test(str(job.interval))).to.be.true;
+      expect((job.extra_refs as Yaml[]).some((r) => r.workdir === true)).to.be.true;
+      const container = ((job.spec as Yaml).containers as Yaml[])[0]!;
+      const resources = container.resources as { requests: Yaml; limits: Yaml };
+      expect(resources.requests).to.include.keys('cpu', 'memory');
+      expect(resources.limits).to.include.keys('cpu', 'memory');
+    }
+  });
+
+  it('runs ci/periodic.sh on existing presets', () => {
+    for (const job of periodics) {
+      const container = ((job.spec as Yaml).containers as Yaml[])[0]!;
+      const line = [
+        ...(container.command as string[]),
+        ...((container.args as string[] | undefined) ?? []),
+      ].join(' ');
+      const scripts = scriptsIn(line);
+      expect(scripts, String(job.name)).to.include('ci/periodic.sh');
+      for (const script of scripts) expectRunnable(script);
+      const preset = /ci\/periodic\.sh\s+([\w.-]+)/.exec(line)?.[1];
+      expectPreset(preset ?? '');
+    }
+  });
+});
