@@ -96,6 +96,15 @@ export function outboundNat(config: unknown): OutboundNat {
   return { enabled: true, exceptions: strings(policy.ExceptionList ?? settings.Exceptions) };
 }
 
+/**
+ * Whether the config asks the runtime for per-pod DNS (`capabilities.dns`): then the plugin uses
+ * kubelet's DNS for the pod (cluster DNS, the pod namespace's search list) instead of its static
+ * dns section.
+ */
+export function runtimeDns(config: unknown): boolean {
+  return isObject(config) && isObject(config.capabilities) && config.capabilities.dns === true;
+}
+
 /** Reads the dns section (delegate's or top level's) of a Windows CNI config. */
 export function cniDns(config: unknown): WindowsCniDns {
   const holder = isObject(config) && isObject(config.delegate) ? config.delegate : config;

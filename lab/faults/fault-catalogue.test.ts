@@ -64,6 +64,8 @@ describe('fault catalogue', () => {
     expect(d.must).to.deep.equal([
       'pod-to-pod/** from win1 to only cp1,lin1,lin2,win2',
       'pod-to-pod/** from cp1,lin1,lin2,win2 to only win1',
+      'large-response/** from win1 to only cp1,lin1,lin2,win2',
+      'large-response/** from cp1,lin1,lin2,win2 to only win1',
       'pod-to-service/** from win1 to only cp1,lin1,lin2,win2',
       'pod-to-service/** from cp1,lin1,lin2,win2 to only win1',
       '** via dns from win1',
@@ -182,7 +184,10 @@ describe('fault catalogue', () => {
     expect(d.actions[1]?.kind === 'nft' && d.actions[1].ruleset).to.contain(
       'meta length > 1400 drop',
     );
-    expect(d.must).to.deep.equal(['large-response/** from win1 to only cp1,lin1,lin2,win2']);
+    expect(d.must).to.deep.equal([
+      'large-response/** from win1',
+      'large-response/** to any of win1',
+    ]);
     expect(notApplicable(findFault('link-mtu-too-small'), hostGw, { cluster: true })).to.match(
       /vxlan/,
     );

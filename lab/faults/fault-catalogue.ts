@@ -200,7 +200,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
   },
   {
     id: 'link-mtu-too-small',
-    summary: `one node's lab link MTU is ${LOW_LINK_MTU}, below pod MTU + VXLAN overhead: large answers to its pods are lost, small ones pass`,
+    summary: `one node's lab link MTU is ${LOW_LINK_MTU}, below pod MTU + VXLAN overhead: full-size packets into its pods are lost, small ones pass`,
     scope: { kind: 'node', prefer: 'windows' },
     requires: { backend: 'vxlan' },
     actions: (plan, targets) => {
@@ -219,13 +219,15 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
         },
       ];
     },
-    // Only a row fetching large bodies sees it (proposed: large-response/<from>-to-<to>/cross-node/ip);
-    // what leaves the node is fragmented (VXLAN sends without DF) and arrives whole.
+    // Only the large-response rows see it: their 8 KiB message crosses the path both ways, so a
+    // cell starting or ending on the node gets full-size packets into it.
     impact: (plan, targets) => {
       const node = only(targets).name;
-      const others = plan.nodes.filter((n) => n.name !== node).map((n) => n.name);
       return {
-        mustFail: [{ cell: 'large-response/**', from: [node], toAll: others }],
+        mustFail: [
+          { cell: 'large-response/**', from: [node] },
+          { cell: 'large-response/**', toAny: [node] },
+        ],
         mayFail: [],
         outcomes: ['timeout'],
       };

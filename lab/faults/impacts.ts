@@ -71,6 +71,7 @@ export function cutOffImpact(
   return {
     mustFail: [
       ...both('pod-to-pod/**', 'toAll'),
+      ...both('large-response/**', 'toAll'),
       ...both('pod-to-service/**', 'toAll'),
       ...dnsImpact(plan, podPath),
       ...nodePort.mustFail,

@@ -84,7 +84,10 @@ describe('kill -9 during lab up, then lab reap (real namespaces)', function () {
     );
     const pids = pidsIn(left);
 
-    const reap = spawnSync(CLI[0]!, [...CLI.slice(1), 'reap'], { env, encoding: 'utf8' });
+    const reap = spawnSync(CLI[0]!, [...CLI.slice(1), 'reap', '--lab', LAB], {
+      env,
+      encoding: 'utf8',
+    });
     expect(reap.status, reap.stderr).to.equal(0);
     expect(reap.stdout).to.match(/reaped \d+ resources/);
     expect(labNamespaces()).to.deep.equal([]);

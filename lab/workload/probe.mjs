@@ -8,7 +8,8 @@
  *   node lab/workload/probe.mjs dns NAME                 [--timeout-ms 3000]
  *
  * Always prints exactly one JSON line; exits 0 for result "ok", 1 for any other result and
- * 2 for usage errors.
+ * 2 for usage errors. A probe that hits --timeout-ms kills itself once the line is out (exit
+ * status 137), so a hung name lookup cannot hold it past the deadline.
  */
 
 import { Buffer } from 'node:buffer';
@@ -231,12 +232,18 @@ function selectProbe(kind, args) {
 }
 
 /**
- * Prints the one JSON line and exits once it is flushed.
+ * Prints the one JSON line and exits once it is flushed. `kill` ends the process with SIGKILL
+ * instead: a timed-out getaddrinfo() holds a libuv worker thread that process.exit() joins, so
+ * exiting would wait for the resolver's own timeouts (seconds per attempt) after ours.
  * @param {Record<string, unknown>} line
  * @param {number} code
+ * @param {boolean} [kill]
  */
-function finish(line, code) {
-  process.stdout.write(`${JSON.stringify(line)}\n`, () => process.exit(code));
+function finish(line, code, kill = false) {
+  process.stdout.write(`${JSON.stringify(line)}\n`, () => {
+    if (kill) process.kill(process.pid, 'SIGKILL');
+    else process.exit(code);
+  });
 }
 
 async function main() {
@@ -261,16 +268,19 @@ async function main() {
   }
 
   let done = false;
-  /** @param {Outcome} outcome */
-  const report = (outcome) => {
+  /**
+   * @param {Outcome} outcome
+   * @param {boolean} [kill]
+   */
+  const report = (outcome, kill = false) => {
     if (done) return;
     done = true;
     const ms = Math.round(performance.now() - started);
-    finish({ kind, ...outcome, ms }, outcome.result === Result.Ok ? 0 : 1);
+    finish({ kind, ...outcome, ms }, outcome.result === Result.Ok ? 0 : 1, kill);
   };
   // One deadline for the whole probe (lookup, connect, body): sockets die with the process.
   setTimeout(() => {
-    report({ result: Result.Timeout, error: `no answer within ${timeoutMs} ms` });
+    report({ result: Result.Timeout, error: `no answer within ${timeoutMs} ms` }, true);
   }, timeoutMs);
   try {
     report(await run());

@@ -1,8 +1,11 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -22,22 +25,28 @@ interface ProbeLine {
 
 interface ProbeRun {
   code: number | null;
+  signal: NodeJS.Signals | null;
   line: ProbeLine;
   /** Wall time including node start-up, as the suite would see it. */
   wallMs: number;
 }
 
 /** Runs probe.mjs to completion and checks it printed exactly one JSON line. */
-async function probe(...args: string[]): Promise<ProbeRun> {
+function probe(...args: string[]): Promise<ProbeRun> {
+  return run([process.execPath, PROBE, ...args]);
+}
+
+async function run([file, ...args]: string[]): Promise<ProbeRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, [PROBE, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(file!, args, { stdio: ['ignore', 'pipe', 'ignore'] });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-  const [code] = (await once(child, 'close')) as [number | null];
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
   const lines = stdout.split('\n').filter((l) => l !== '');
   expect(lines, `stdout: ${stdout}`).to.have.length(1);
   return {
     code,
+    signal,
     line: JSON.parse(lines[0] ?? '') as ProbeLine,
     wallMs: performance.now() - started,
   };
@@ -140,10 +149,10 @@ describe('probe', function () {
     });
 
     it('reports timeout within timeout + 500 ms when nothing replies', async () => {
-      const run = await probe('udp', '127.0.0.1', `${silentPort}`, 'hello', '--timeout-ms', '300');
-      expect(run.code).to.equal(1);
-      expect(run.line.result).to.equal('timeout');
-      expect(run.wallMs).to.be.below(800);
+      const done = await probe('udp', '127.0.0.1', `${silentPort}`, 'hello', '--timeout-ms', '300');
+      expect(done.signal, 'a timed-out probe kills itself').to.equal('SIGKILL');
+      expect(done.line.result).to.equal('timeout');
+      expect(done.wallMs).to.be.below(800);
     });
   });
 
@@ -154,6 +163,41 @@ describe('probe', function () {
       expect(code).to.equal(0);
       expect(line.kind).to.equal('dns');
       expect(line.addresses).to.include('127.0.0.1');
+    });
+  });
+
+  describe('dns against a resolver that never answers', () => {
+    // glibc retries a silent server for seconds; the probe's deadline must still hold.
+    const hung = join(tmpdir(), `hl-probe-resolv-${process.pid}.conf`);
+    const script = [
+      'mount --bind "$1" /etc/resolv.conf && ip link set lo up || exit 99',
+      'shift',
+      // "$1" is node, the probe's own interpreter; "$@" the probe
+      `"$1" -e 'require("node:dgram").createSocket("udp4").bind(53, "127.0.0.53")' >/dev/null 2>&1 &`,
+      'listener=$!',
+      'until ss -Huln | grep -q 127.0.0.53:53; do sleep 0.05; done',
+      '"$@"; rc=$?; kill "$listener"; exit "$rc"',
+    ].join('\n');
+
+    before(function () {
+      if (process.getuid?.() !== 0 || spawnSync('unshare', ['--version']).status !== 0) {
+        console.log(
+          '      skipped: needs root and unshare (a private network and mount namespace)',
+        );
+        this.skip();
+      }
+      writeFileSync(hung, 'nameserver 127.0.0.53\noptions timeout:5 attempts:2\n');
+    });
+    after(() => {
+      rmSync(hung, { force: true });
+    });
+
+    it('reports timeout at --timeout-ms, not when getaddrinfo gives up', async () => {
+      const argv = [process.execPath, PROBE, 'dns', 'hung.example', '--timeout-ms', '500'];
+      const done = await run(['unshare', '-n', '-m', 'sh', '-c', script, 'sh', hung, ...argv]);
+      expect(done.line).to.include({ kind: 'dns', result: 'timeout' });
+      expect(done.code, 'killed by itself (128 + SIGKILL)').to.equal(137);
+      expect(done.wallMs, 'glibc alone would take 10 s').to.be.below(3000);
     });
   });
 

@@ -2,7 +2,14 @@
 import type { EmulatedCluster } from '../../lab/providers/netns/emulated-cluster.ts';
 import type { LabPlan } from '../../lab/plan/lab-plan.ts';
 import type { StartedLab } from '../../lab/providers/lab-provider.ts';
-import { HEADLESS_SERVICE, NETEXEC_HTTP_PORT, serviceName } from '../matrix/cell-plan.ts';
+import {
+  HEADLESS_SERVICE,
+  NETEXEC_HTTP_PORT,
+  SERVICE_SLOT,
+  SLOT_LABEL,
+  serviceName,
+  slotOf,
+} from '../matrix/cell-plan.ts';
 import type { Os } from '../matrix/rows.ts';
 import { InfrastructureError } from './infrastructure-error.ts';
 import type {
@@ -39,8 +46,9 @@ export class EmulatedDriver implements LabDriver {
     private readonly lab: StartedLab,
     private readonly cluster: EmulatedCluster,
   ) {
+    const host = plan.provider === 'libvirt' ? 'Linux VM, netns pods' : 'Linux netns';
     const osBuild = (os: Os) =>
-      os === 'windows' ? 'Linux netns emulating Windows (emulated)' : 'Linux netns (emulated)';
+      os === 'windows' ? `${host} emulating Windows (emulated)` : `${host} (emulated)`;
     this.info = {
       lab: plan.name,
       provider: plan.provider,
@@ -73,7 +81,7 @@ export class EmulatedDriver implements LabDriver {
     const pods: DeployedPod[] = await Promise.all(
       podNames.map(async ({ node, name }) => {
         const os = osOf.get(node) ?? 'linux';
-        const labels = { app: 'netexec', os, 'hybrid-lab/run': runId };
+        const labels = { app: 'netexec', os, 'hybrid-lab/run': runId, [SLOT_LABEL]: slotOf(name) };
         const ip = await this.cluster.createPod({
           name,
           namespace,
@@ -112,7 +120,7 @@ export class EmulatedDriver implements LabDriver {
           name,
           namespace,
           type: 'NodePort',
-          selector: { app: 'netexec', os },
+          selector: { app: 'netexec', os, [SLOT_LABEL]: SERVICE_SLOT },
           ports: [port],
         });
         return {

@@ -49,7 +49,10 @@ export type ProbeRequest =
 export interface ProbeReply {
   result: 'ok' | 'timeout' | 'refused' | 'unreachable' | 'nxdomain' | 'http-error' | 'error';
   status?: number;
+  /** Kept for logs: the first 4 KiB. */
   body?: string;
+  /** HTTP body bytes received in total. */
+  bytes?: number;
   addresses?: string[];
   error?: string;
 }

@@ -40,6 +40,15 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
             detail: `answered ${answers.join(', ') || 'nothing'}, expected ${check.expect}`,
           };
     }
+    case 'bytes': {
+      const got = reply.bytes ?? 0;
+      return got === check.expect
+        ? { outcome: Outcome.Ok, detail: `received all ${got} bytes` }
+        : {
+            outcome: Outcome.Error,
+            detail: `received ${got} of ${check.expect} bytes`,
+          };
+    }
     case 'responds':
       return {
         outcome: Outcome.Ok,

@@ -9,6 +9,8 @@ export type Check =
   | { kind: 'source-ip'; expect: string }
   /** The lookup must answer this address. */
   | { kind: 'answer'; expect: string }
+  /** The whole body must arrive: this many bytes. */
+  | { kind: 'bytes'; expect: number }
   /** Any 2xx answer will do. */
   | { kind: 'responds' };
 
@@ -27,6 +29,8 @@ export interface CellPlan {
 }
 
 export const NETEXEC_HTTP_PORT = 8080;
+/** Body size of large-response cells: several full-size packets at any pod MTU. */
+export const LARGE_RESPONSE_BYTES = 8192;
 export const HEADLESS_SERVICE = 'netexec';
 
 /** The pods every driver deploys: two per node, `a` and `b`, so same-node cells have a pair. */
@@ -34,6 +38,20 @@ export function podNames(nodes: readonly SuiteNode[]): { node: string; name: str
   return nodes.flatMap((n) =>
     ['a', 'b'].map((s) => ({ node: n.name, name: `netexec-${n.name}-${s}` })),
   );
+}
+
+/** Pod label naming the pod's slot (`a` or `b`). */
+export const SLOT_LABEL = 'hybrid-lab/slot';
+
+/**
+ * Services select only `b` pods. Probes start in `a` pods, so a Service probe never lands on
+ * its own source pod (hairpin is a different path, and a random one makes cells flaky).
+ */
+export const SERVICE_SLOT = 'b';
+
+/** The slot of a pod named by podNames(). */
+export function slotOf(podName: string): string {
+  return podName.endsWith('-b') ? 'b' : 'a';
 }
 
 /** The Service backed by the pods of one OS. */

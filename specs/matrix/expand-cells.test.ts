@@ -51,6 +51,10 @@ describe('matrix expansion', () => {
       'pod-to-pod/windows-to-linux',
       'pod-to-pod/linux-to-windows',
       'pod-to-pod/linux-to-linux',
+      'large-response/windows-to-windows',
+      'large-response/windows-to-linux',
+      'large-response/linux-to-windows',
+      'large-response/linux-to-linux',
       'pod-to-service/linux-to-windows',
       'pod-to-service/windows-to-linux',
       'pod-to-service/linux-to-linux',
@@ -70,8 +74,8 @@ describe('matrix expansion', () => {
     expect(new Set(cells.map((c) => c.meta.cell)).size).to.equal(cells.length);
   });
 
-  it('hosts every cell on the default lab (36 cells, none skipped)', () => {
-    expect(cells).to.have.length(36);
+  it('hosts every cell on the default lab (40 cells, none skipped)', () => {
+    expect(cells).to.have.length(40);
     expect(cells.filter((c) => c.skip !== undefined)).to.deep.equal([]);
   });
 
@@ -91,6 +95,7 @@ describe('matrix expansion', () => {
     expect(skipped.map((c) => c.meta.cell)).to.deep.equal([
       'pod-to-pod/windows-to-windows/cross-node/ip',
       'pod-to-pod/windows-to-windows/cross-node/dns',
+      'large-response/windows-to-windows/cross-node/ip',
     ]);
     expect(skipped[0]!.skip).to.equal('needs two windows nodes; the lab has 1 windows node');
   });
@@ -123,5 +128,19 @@ describe('matrix expansion', () => {
     const search = cells.find((c) => c.meta.cell === 'dns/search-list/windows/dns')!.probe!(w);
     expect(search.request).to.deep.equal({ kind: 'dns', name: 'kubernetes.default' });
     expect(search.check).to.deep.equal({ kind: 'answer', expect: '10.96.0.1' });
+  });
+
+  it('asks large-response cells for a body of several packets from a pod on another node', () => {
+    const w = workloads(HYBRID);
+    const big = cells.find((c) => c.meta.cell === 'large-response/windows-to-linux/cross-node/ip')!;
+    expect(big.meta.source.node).to.equal('win1');
+    expect(big.meta.target.node).to.equal('lin1');
+    const spec = big.probe!(w);
+    const target = w.pods.find((p) => p.name === 'netexec-lin1-a')!;
+    expect(spec.request).to.deep.equal({
+      kind: 'http',
+      url: `http://${target.ip}:8080/echo?msg=${'x'.repeat(8192)}`,
+    });
+    expect(spec.check).to.deep.equal({ kind: 'bytes', expect: 8192 });
   });
 });

@@ -2,6 +2,7 @@
 import type { SuiteNode, Workloads } from '../drivers/lab-driver.ts';
 import type { Endpoint } from '../engine/results.ts';
 import {
+  LARGE_RESPONSE_BYTES,
   NETEXEC_HTTP_PORT,
   nodesOf,
   pod,
@@ -13,20 +14,43 @@ import {
 } from './cell-plan.ts';
 import { rowId, type MatrixRow } from './rows.ts';
 
+/** What a pod-to-pod cell asks the far end (`host`) and how it judges the answer. */
+function podRequest(
+  row: Extract<MatrixRow, { kind: 'pod-to-pod' | 'large-response' }>,
+  host: string,
+  source: string,
+): Pick<ProbeSpec, 'request' | 'check'> {
+  const base = `http://${host}:${NETEXEC_HTTP_PORT}`;
+  return row.kind === 'pod-to-pod'
+    ? {
+        request: { kind: 'http', url: `${base}/clientip` },
+        check: { kind: 'source-ip', expect: source },
+      }
+    : {
+        // netexec's /echo (agnhost's too) answers the message: a large answer without a custom endpoint.
+        request: { kind: 'http', url: `${base}/echo?msg=${'x'.repeat(LARGE_RESPONSE_BYTES)}` },
+        check: { kind: 'bytes', expect: LARGE_RESPONSE_BYTES },
+      };
+}
+
 function podToPod(
-  row: Extract<MatrixRow, { kind: 'pod-to-pod' }>,
+  row: Extract<MatrixRow, { kind: 'pod-to-pod' | 'large-response' }>,
   nodes: readonly SuiteNode[],
 ): CellPlan[] {
   const id = rowId(row);
-  return row.placements.flatMap((placement) =>
-    row.vias.map((via): CellPlan => {
+  const { placements, vias } =
+    row.kind === 'pod-to-pod'
+      ? row
+      : { placements: ['cross-node' as const], vias: ['ip' as const] };
+  return placements.flatMap((placement) =>
+    vias.map((via): CellPlan => {
       const src = nodesOf(nodes, row.from)[0];
       const dst =
         placement === 'same-node' ? src : nodesOf(nodes, row.to).find((n) => n.name !== src?.name);
       const meta = {
         row: id,
         cell: `${id}/${placement}/${via}`,
-        title: `pod-to-pod ${row.from}-to-${row.to} ${placement} via ${via}`,
+        title: `${row.kind} ${row.from}-to-${row.to} ${placement} via ${via}`,
         source: podEnd(row.from, src?.name ?? '-'),
         target: podEnd(row.to, dst?.name ?? '-'),
         via,
@@ -54,11 +78,7 @@ function podToPod(
         probe: (w) => {
           const target = pod(w, to);
           const host = via === 'ip' ? target.ip : target.fqdn;
-          return {
-            from,
-            request: { kind: 'http', url: `http://${host}:${NETEXEC_HTTP_PORT}/clientip` },
-            check: { kind: 'source-ip', expect: pod(w, from).ip },
-          };
+          return { from, ...podRequest(row, host, pod(w, from).ip) };
         },
       };
     }),
@@ -222,6 +242,7 @@ export function expandCells(rows: readonly MatrixRow[], nodes: readonly SuiteNod
   return rows.flatMap((row) => {
     switch (row.kind) {
       case 'pod-to-pod':
+      case 'large-response':
         return podToPod(row, nodes);
       case 'pod-to-service':
         return podToService(row, nodes);

@@ -13,6 +13,16 @@ export type MatrixRow =
       vias: ('ip' | 'dns')[];
     }
   | {
+      /**
+       * Pod → pod on another node by pod IP, echoing an 8 KiB message: full-size packets both
+       * ways, and the whole answer must arrive. Small probes pass a path whose MTU is too small;
+       * this row does not.
+       */
+      kind: 'large-response';
+      from: Os;
+      to: Os;
+    }
+  | {
       /** Pod → Service backed by pods of `to`; the backend must see the source pod IP. */
       kind: 'pod-to-service';
       from: Os;
@@ -56,6 +66,10 @@ export const MATRIX: readonly MatrixRow[] = [
     placements: ['same-node', 'cross-node'],
     vias: [...BOTH],
   },
+  { kind: 'large-response', from: 'windows', to: 'windows' },
+  { kind: 'large-response', from: 'windows', to: 'linux' },
+  { kind: 'large-response', from: 'linux', to: 'windows' },
+  { kind: 'large-response', from: 'linux', to: 'linux' },
   { kind: 'pod-to-service', from: 'linux', to: 'windows', vias: [...SERVICE_VIAS] },
   { kind: 'pod-to-service', from: 'windows', to: 'linux', vias: [...SERVICE_VIAS] },
   { kind: 'pod-to-service', from: 'linux', to: 'linux', vias: [...SERVICE_VIAS] },
@@ -76,6 +90,7 @@ export const MATRIX: readonly MatrixRow[] = [
 export function rowId(row: MatrixRow): string {
   switch (row.kind) {
     case 'pod-to-pod':
+    case 'large-response':
     case 'pod-to-service':
       return `${row.kind}/${row.from}-to-${row.to}`;
     case 'nodeport':

@@ -1,9 +1,9 @@
 /**
  * Cluster DNS: the zone the DNS pod serves (CoreDNS kubernetes-plugin records) and the
- * resolv.conf kubelet gives each pod (Linux: cluster DNS + search + ndots:5; Windows: the
- * CNI config's dns section, with the pod namespace's suffix first since capabilities.dns is on).
+ * resolv.conf each pod gets: kubelet's (cluster DNS + search + ndots:5), except on Windows nodes
+ * whose CNI config lacks capabilities.dns, where the config's static dns section applies.
  */
-import { cniDns } from '../../cni/windows-cni-config.ts';
+import { cniDns, runtimeDns } from '../../cni/windows-cni-config.ts';
 import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
 import { endpointIps, endpointPods } from './cluster-objects.ts';
 import type { ClusterState } from './cluster-state.ts';
@@ -47,13 +47,9 @@ export function podDnsConfig(
 ): { nameservers: string[]; search: string[]; options: string[] } {
   const domain = plan.kubernetes.dnsDomain;
   const own = `${namespace}.svc.${domain}`;
-  if (node.os === 'windows' && windowsCniConfig !== undefined) {
+  if (node.os === 'windows' && windowsCniConfig !== undefined && !runtimeDns(windowsCniConfig)) {
     const dns = cniDns(windowsCniConfig);
-    return {
-      nameservers: dns.Nameservers,
-      search: [...new Set([own, ...dns.Search])],
-      options: ['ndots:5'],
-    };
+    return { nameservers: dns.Nameservers, search: dns.Search, options: ['ndots:5'] };
   }
   return {
     nameservers: [plan.kubernetes.clusterDNS],

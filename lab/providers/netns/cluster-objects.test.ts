@@ -119,15 +119,25 @@ describe('cluster DNS', () => {
     );
   });
 
-  it('gives Windows pods the CNI config dns section, namespace suffix first', () => {
+  it("gives Windows pods kubelet's DNS when the CNI config has capabilities.dns", () => {
     const win = plan.nodes[2]!;
     const config = windowsCniConfig(plan, win);
+    config.delegate.dns = { Nameservers: ['10.96.0.11'], Search: ['corp.example'] };
+    expect(renderResolvConf(podDnsConfig(plan, win, 'team', config))).to.equal(
+      'nameserver 10.96.0.10\nsearch team.svc.cluster.local svc.cluster.local cluster.local\noptions ndots:5\n',
+    );
+  });
+
+  it("gives Windows pods the config's static dns section without capabilities.dns", () => {
+    const win = plan.nodes[2]!;
+    const config = windowsCniConfig(plan, win);
+    config.capabilities.dns = false;
     config.delegate.dns = {
       Nameservers: ['10.96.0.10', '10.96.0.11'],
       Search: ['svc.cluster.local', 'corp.example'],
     };
     expect(renderResolvConf(podDnsConfig(plan, win, 'team', config))).to.equal(
-      'nameserver 10.96.0.10\nnameserver 10.96.0.11\nsearch team.svc.cluster.local svc.cluster.local corp.example\noptions ndots:5\n',
+      'nameserver 10.96.0.10\nnameserver 10.96.0.11\nsearch svc.cluster.local corp.example\noptions ndots:5\n',
     );
   });
 });

@@ -21,7 +21,7 @@ import {
   type ServiceSpec,
 } from './cluster-state.ts';
 import { syncDataplane, zoneFileOn, type SyncContext } from './cluster-sync.ts';
-import { podNamespace } from './names.ts';
+import { podNamespace, podVeth } from './names.ts';
 import { attachPod } from './pod-network-attach.ts';
 import { readWindowsCni, writeWindowsCni } from './windows-cni-files.ts';
 import {
@@ -257,16 +257,38 @@ export class EmulatedCluster {
     if (pods.length === 0) return;
     const nodes = [...new Set(pods.map((p) => p.node))];
     await Promise.all(
-      nodes.map((node) =>
-        this.hosts
-          .pods(node)
-          .removeSandboxes(pods.filter((p) => p.node === node).map((p) => p.netns)),
-      ),
+      nodes.map(async (node) => {
+        const on = pods.filter((p) => p.node === node);
+        await this.#removePodLinks(node, on);
+        await this.hosts.pods(node).removeSandboxes(on.map((p) => p.netns));
+      }),
     );
     const gone = new Set(pods.map((p) => `${p.namespace}/${p.name}`));
     await this.store.update(async (state) => {
       state.pods = state.pods.filter((p) => !gone.has(`${p.namespace}/${p.name}`));
       await syncDataplane(this.sync, state);
     });
+  }
+
+  /**
+   * Deletes the node side of each pod's veth pair. Deleting a pod namespace alone leaves the
+   * pair alive while anything (an orphaned socket) still holds the namespace, and a new pod
+   * reusing the IP would collide with it; deleting one end removes both at once.
+   */
+  async #removePodLinks(node: string, pods: readonly PodRecord[]): Promise<void> {
+    const planned = this.plan.nodes.find((n) => n.name === node);
+    if (planned === undefined) return;
+    const veths = pods.map((p) => podVeth(objects.podOffset(planned, p.ip)));
+    const script = [
+      'rc=0',
+      'for link; do',
+      '  out=$(ip link del "$link" 2>&1) || case $out in',
+      '    *"Cannot find device"*) ;;',
+      '    *) echo "$link: $out" >&2; rc=1 ;;',
+      '  esac',
+      'done',
+      'exit $rc',
+    ].join('\n');
+    await this.hosts.shell(node).exec(['sh', '-c', script, 'sh', ...veths]);
   }
 }

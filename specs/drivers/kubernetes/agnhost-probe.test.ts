@@ -27,7 +27,7 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       '-m',
       '3.000',
       '-w',
-      '\\n--hybrid-lab-status:%{http_code}',
+      '\\n--hybrid-lab-status:%{http_code} %{size_download}',
       'http://10.244.2.7:8080/clientip',
     ]);
     expect(probeCommand('windows', http, 3000)[0]).to.equal('curl.exe');
@@ -51,16 +51,21 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
   });
 
   describe('http', () => {
-    it('returns the body the far end sent (/clientip: IP:PORT) and the status', () => {
+    it('returns the body the far end sent (/clientip: IP:PORT), its size and the status', () => {
       const reply = replyFromExec(
         http,
-        ran(0, '10.244.1.5:43512\n--hybrid-lab-status:200', '* Connected'),
+        ran(0, '10.244.1.5:43512\n--hybrid-lab-status:200 16', '* Connected'),
       );
-      expect(reply).to.deep.equal({ result: 'ok', status: 200, body: '10.244.1.5:43512' });
+      expect(reply).to.deep.equal({
+        result: 'ok',
+        status: 200,
+        body: '10.244.1.5:43512',
+        bytes: 16,
+      });
     });
 
     it('reports a non-2xx answer as http-error with its status', () => {
-      const reply = replyFromExec(http, ran(0, '404 page not found\n--hybrid-lab-status:404'));
+      const reply = replyFromExec(http, ran(0, '404 page not found\n--hybrid-lab-status:404 18'));
       expect(reply).to.include({ result: 'http-error', status: 404, body: '404 page not found' });
     });
 
@@ -71,7 +76,7 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
         "* Failed to connect to 10.244.2.7 port 8080 after 1 ms: Couldn't connect to server",
         "curl: (7) Failed to connect to 10.244.2.7 port 8080 after 1 ms: Couldn't connect to server",
       ].join('\n');
-      const reply = replyFromExec(http, ran(7, '\n--hybrid-lab-status:000', stderr));
+      const reply = replyFromExec(http, ran(7, '\n--hybrid-lab-status:000 0', stderr));
       expect(reply.result).to.equal('refused');
       expect(reply.error).to.contain('Connection refused');
     });

@@ -5,9 +5,9 @@
  * dns-server-list, etc-hosts, …), but both of its images carry curl (Linux: Alpine's curl;
  * Windows: curl.exe on PATH) and BIND's dig/nslookup. The mapping, the same on both OSes:
  *
- * - http → `curl -sS -v -w …%{http_code} URL`: an HTTP client in the pod's own network namespace;
- *   the body is what the far end answered (for /clientip the IP:PORT it saw), the status comes
- *   after a marker line. Rejected: netexec's /dial on the pod's own netexec — reaching it needs an
+ * - http → `curl -sS -v -w …%{http_code} %{size_download} URL`: an HTTP client in the pod's own
+ *   network namespace; the body is what the far end answered (for /clientip the IP:PORT it saw),
+ *   the status and the body's size come after a marker line. Rejected: netexec's /dial on the pod's own netexec — reaching it needs an
  *   HTTP client anyway (curl, or the API-server proxy, which is not Exec), it hides the far end's
  *   status, fixes a 5 s timeout and returns errors as free text.
  * - tcp → `/agnhost connect --timeout=<ms>ms HOST:PORT`: prints TIMEOUT, REFUSED, DNS: or OTHER:.
@@ -35,7 +35,15 @@ export function probeCommand(os: Os, request: ProbeRequest, timeoutMs: number): 
   const limits = ['--connect-timeout', seconds(timeoutMs), '-m', seconds(timeoutMs)];
   switch (request.kind) {
     case 'http':
-      return [curl(os), '-sS', '-v', ...limits, '-w', `\\n${STATUS_MARK}%{http_code}`, request.url];
+      return [
+        curl(os),
+        '-sS',
+        '-v',
+        ...limits,
+        '-w',
+        `\\n${STATUS_MARK}%{http_code} %{size_download}`,
+        request.url,
+      ];
     case 'dns':
       return [curl(os), '-4', '-sS', '-v', ...limits, `http://${request.name}:80/`];
     case 'tcp': {
@@ -69,13 +77,16 @@ export function replyFromExec(request: ProbeRequest, result: ExecResult): ProbeR
 function httpReply(exitCode: number, stdout: string, stderr: string): ProbeReply {
   if (exitCode !== 0) return curlFailure(exitCode, stderr);
   const at = stdout.lastIndexOf(STATUS_MARK);
-  const status = at < 0 ? NaN : Number(stdout.slice(at + STATUS_MARK.length).trim());
+  const [status = NaN, bytes = 0] = (at < 0 ? '' : stdout.slice(at + STATUS_MARK.length))
+    .trim()
+    .split(' ')
+    .map(Number);
   if (!Number.isInteger(status) || status === 0) {
     return { result: 'error', error: `curl printed no HTTP status: ${stdout.slice(-200)}` };
   }
   const body = stdout.slice(0, at).trim().slice(0, MAX_BODY_CHARS);
-  if (status >= 200 && status < 300) return { result: 'ok', status, body };
-  return { result: 'http-error', status, body, error: `HTTP ${status}` };
+  if (status >= 200 && status < 300) return { result: 'ok', status, body, bytes };
+  return { result: 'http-error', status, body, bytes, error: `HTTP ${status}` };
 }
 
 function dnsReply(exitCode: number, stderr: string): ProbeReply {

@@ -10,7 +10,7 @@ describe('KubernetesDriver.probeFromPod (through a fake Exec)', () => {
   it('probes from a pod through Exec: the pod OS picks the command, the status frame the result', async () => {
     const answers: Record<string, ExecScript> = {
       'curl.exe': {
-        stdout: '10.244.1.12:50312\n--hybrid-lab-status:200',
+        stdout: '10.244.1.12:50312\n--hybrid-lab-status:200 17',
         status: exitStatus(0),
         delayMs: 20,
       },
@@ -31,7 +31,7 @@ describe('KubernetesDriver.probeFromPod (through a fake Exec)', () => {
           { kind: 'http', url: 'http://10.244.1.11:8080/clientip' },
           3000,
         ),
-      ).to.deep.equal({ result: 'ok', status: 200, body: '10.244.1.12:50312' });
+      ).to.deep.equal({ result: 'ok', status: 200, body: '10.244.1.12:50312', bytes: 17 });
       expect(exec.calls[0]).to.include({
         namespace: 'hybrid-lab-r4',
         pod: win.name,

@@ -47,6 +47,7 @@ describe('suite manifests (rendered from manifests/suite)', () => {
     expect(win.metadata?.labels).to.deep.equal({
       app: 'netexec',
       os: 'windows',
+      'hybrid-lab/slot': 'a',
       'hybrid-lab/run': input.runId,
       'hybrid-lab/lab': 'hybrid',
     });
@@ -65,7 +66,7 @@ describe('suite manifests (rendered from manifests/suite)', () => {
     expect(container.readinessProbe?.httpGet).to.deep.equal({ path: '/healthz', port: 8080 });
   });
 
-  it('renders the headless Service, one NodePort Service per OS and the labelled namespace', () => {
+  it('renders the headless Service, one NodePort Service per OS (b pods only) and the labelled namespace', () => {
     const { namespace, services } = renderSuiteManifests(input);
     expect(namespace.metadata?.labels).to.deep.equal({
       'hybrid-lab/run': input.runId,
@@ -84,6 +85,7 @@ describe('suite manifests (rendered from manifests/suite)', () => {
     expect(windows?.spec?.selector).to.deep.equal({
       app: 'netexec',
       os: 'windows',
+      'hybrid-lab/slot': 'b',
       'hybrid-lab/run': input.runId,
     });
     expect(windows?.spec?.ports).to.deep.equal([

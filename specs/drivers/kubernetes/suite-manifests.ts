@@ -6,6 +6,7 @@ import type { V1Namespace, V1Pod, V1Service } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { LabError } from '../../../lab/errors.ts';
 import type { Os } from '../../matrix/rows.ts';
+import { SERVICE_SLOT, slotOf } from '../../matrix/cell-plan.ts';
 
 export const MANIFEST_DIR = fileURLToPath(new URL('../../../manifests/suite/', import.meta.url));
 export const DEFAULT_IMAGE_REPO = 'registry.k8s.io/e2e-test-images';
@@ -84,6 +85,7 @@ export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): Su
           name: pod.name,
           hostname: podHostname(pod.name),
           os: pod.os,
+          slot: slotOf(pod.name),
           node: pod.nodeHostname,
           image: input.image,
         }) as V1Pod,
@@ -91,7 +93,12 @@ export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): Su
     services: [
       renderTemplate(at('netexec-headless-service.yaml'), common) as V1Service,
       ...input.serviceOses.map(
-        (os) => renderTemplate(at('web-service.yaml'), { ...common, os }) as V1Service,
+        (os) =>
+          renderTemplate(at('web-service.yaml'), {
+            ...common,
+            os,
+            slot: SERVICE_SLOT,
+          }) as V1Service,
       ),
     ],
   };
