@@ -8,8 +8,8 @@
 #
 #   VERIFY_SPEC   the spec periodic.sh gets (default: hybrid, the default preset)
 #   VERIFY_KEEP   keep the temp folder (artifacts, history, trend.html) for a look afterwards
-#   VERIFY_FAULT  the after-up command that breaks run 2 (default: ci/tools/inject-fault.ts
-#                 windows-exception-drops-pod-cidr; later `npm run --silent lab -- break FAULT`)
+#   VERIFY_FAULT  the after-up command that breaks run 2 (default: `lab break
+#                 exception-list-no-cluster-cidr`: pod-to-pod from Windows pods arrives SNATed)
 #
 # Ends with mocha-style "N passing / N failing / N pending" lines (so .ci/run's run_mocha counts
 # them) and one line "N passed, N failed, N skipped".
@@ -61,9 +61,8 @@ if [ -z "$LAB" ]; then
   totals
   exit 1
 fi
-# The injected fault runs as periodic.sh's after-up hook, with $LAB set to the lab's name.
-# shellcheck disable=SC2016 # $LAB is expanded by the hook's shell, not here
-FAULT=${VERIFY_FAULT:-'npx --no-install tsx ci/tools/inject-fault.ts --lab "$LAB" windows-exception-drops-pod-cidr'}
+# The injected fault runs as periodic.sh's after-up hook; `lab` finds the lab through $LAB.
+FAULT=${VERIFY_FAULT:-'npm run --silent lab -- break exception-list-no-cluster-cidr'}
 
 # periodic RUN [ENV=VALUE...]: one nightly run into $WORK/RUN, like a CI job; sets RC.
 periodic() {

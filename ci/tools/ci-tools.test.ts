@@ -1,12 +1,10 @@
 import { expect } from 'chai';
-import { outboundNat, windowsCniConfig } from '../../lab/cni/windows-cni-config.ts';
 import { LabError } from '../../lab/errors.ts';
 import type { RunOptions, RunResult } from '../../lab/exec/command-runner.ts';
 import { planLab } from '../../lab/plan/plan-lab.ts';
 import type { NodeShell } from '../../lab/providers/lab-provider.ts';
 import { validateSpec } from '../../lab/spec/load-spec.ts';
 import { expandShorthand } from '../../lab/spec/shorthand.ts';
-import { withoutException } from './cni-exception-fault.ts';
 import { NODE_COMMANDS, nodeState } from './collect-node-state.ts';
 import { planFacts } from './periodic-facts.ts';
 
@@ -37,19 +35,6 @@ describe('ci tools', () => {
       .with.property('message')
       .that.contains('plan /tmp/p.json')
       .and.contains('prefix');
-  });
-
-  it('the injected fault removes exactly the pod CIDR from the OutBoundNAT exceptions', () => {
-    const win = plan.nodes.find((n) => n.os === 'windows')!;
-    const config = windowsCniConfig(plan, win);
-    const broken = withoutException(config, plan.kubernetes.podCIDR);
-    expect(outboundNat(broken).exceptions).to.deep.equal([plan.kubernetes.serviceCIDR]);
-    expect(outboundNat(config).exceptions).to.include(plan.kubernetes.podCIDR);
-    expect(() => withoutException(broken, plan.kubernetes.podCIDR)).to.throw(LabError, 'is not in');
-    expect(() => withoutException({ delegate: {} }, '10.0.0.0/8')).to.throw(
-      LabError,
-      'no OutBoundNAT',
-    );
   });
 
   it('node state: every command is run, failures are recorded and do not stop the rest', async () => {

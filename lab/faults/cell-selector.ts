@@ -2,6 +2,7 @@
  * Which suite cells a fault breaks, as data the self-test matches against the suite's cell ids
  * and metadata. The lab never imports the suite, so a cell is described by its id and endpoints.
  */
+import { globToRegExp } from '../text/glob.ts';
 
 /** What a selector looks at in a cell (a subset of the suite's CellMeta). */
 export interface CellRef {
@@ -26,26 +27,6 @@ export interface CellSelector {
   toAll?: readonly string[];
   /** At least one target node must be one of these. */
   toAny?: readonly string[];
-}
-
-const globs = new Map<string, RegExp>();
-
-function globToRegExp(glob: string): RegExp {
-  let re = globs.get(glob);
-  if (re === undefined) {
-    const body = glob
-      .split('**')
-      .map((part) =>
-        part
-          .split('*')
-          .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-          .join('[^/]*'),
-      )
-      .join('.*');
-    re = new RegExp(`^${body}$`);
-    globs.set(glob, re);
-  }
-  return re;
 }
 
 /** The target's nodes: a pod's node, a Service's backends; none for `-` (cluster DNS) or `outside`. */

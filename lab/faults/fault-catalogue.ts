@@ -26,6 +26,32 @@ const only = <T>(list: readonly T[]): T => {
 /** Below pod MTU + VXLAN overhead (1500), above what small requests and answers need. */
 const LOW_LINK_MTU = 1400;
 
+/** A CIDR dropped from the Windows OutBoundNAT ExceptionList: `cells` from Windows pods get SNATed. */
+function exceptionListFault(
+  id: string,
+  summary: string,
+  cidr: (plan: LabPlan) => string,
+  cells: string,
+): FaultDefinition {
+  return {
+    id,
+    summary,
+    scope: { kind: 'nodes', os: 'windows' },
+    requires: { os: ['windows'], cluster: true },
+    actions: (plan, targets) =>
+      targets.map((n) => ({
+        kind: 'windows-cni',
+        node: n.name,
+        edit: { kind: 'drop-exception', cidr: cidr(plan) },
+      })),
+    impact: (_plan, targets) => ({
+      mustFail: [{ cell: cells, from: names(targets) }],
+      mayFail: [],
+      outcomes: ['wrong-source-ip'],
+    }),
+  };
+}
+
 export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
   {
     id: 'pod-route-removed',
@@ -140,42 +166,18 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       outcomes: ['timeout'],
     }),
   },
-  {
-    id: 'exception-list-no-cluster-cidr',
-    summary:
-      'the cluster (pod) CIDR is dropped from the Windows OutBoundNAT ExceptionList: pod-to-pod arrives from the node IP',
-    scope: { kind: 'nodes', os: 'windows' },
-    requires: { os: ['windows'], cluster: true },
-    actions: (plan, targets) =>
-      targets.map((n) => ({
-        kind: 'windows-cni',
-        node: n.name,
-        edit: { kind: 'drop-exception', cidr: plan.kubernetes.podCIDR },
-      })),
-    impact: (_plan, targets) => ({
-      mustFail: [{ cell: 'pod-to-pod/**', from: names(targets) }],
-      mayFail: [],
-      outcomes: ['wrong-source-ip'],
-    }),
-  },
-  {
-    id: 'exception-list-no-service-cidr',
-    summary:
-      'the service CIDR is dropped from the Windows OutBoundNAT ExceptionList: Services see the node IP, not the pod',
-    scope: { kind: 'nodes', os: 'windows' },
-    requires: { os: ['windows'], cluster: true },
-    actions: (plan, targets) =>
-      targets.map((n) => ({
-        kind: 'windows-cni',
-        node: n.name,
-        edit: { kind: 'drop-exception', cidr: plan.kubernetes.serviceCIDR },
-      })),
-    impact: (_plan, targets) => ({
-      mustFail: [{ cell: 'pod-to-service/**', from: names(targets) }],
-      mayFail: [],
-      outcomes: ['wrong-source-ip'],
-    }),
-  },
+  exceptionListFault(
+    'exception-list-no-cluster-cidr',
+    'the cluster (pod) CIDR is dropped from the Windows OutBoundNAT ExceptionList: pod-to-pod arrives from the node IP',
+    (plan) => plan.kubernetes.podCIDR,
+    'pod-to-pod/**',
+  ),
+  exceptionListFault(
+    'exception-list-no-service-cidr',
+    'the service CIDR is dropped from the Windows OutBoundNAT ExceptionList: Services see the node IP, not the pod',
+    (plan) => plan.kubernetes.serviceCIDR,
+    'pod-to-service/**',
+  ),
   {
     id: 'windows-endpoints-blackholed',
     summary:

@@ -8,7 +8,8 @@ import { formatIssues } from '../spec/format-issues.ts';
 import { HistoryError } from './history-error.ts';
 import {
   RECORD_FORMAT,
-  VERDICTS,
+  RecordedCellSchema,
+  isoDate,
   outcomeOf,
   type RecordedCell,
   type RunRecord,
@@ -21,10 +22,6 @@ export const DETAIL_MAX = 300;
 /** Series names become file names in the store. */
 const PRESET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
-const isoDate = z
-  .string()
-  .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'expected an ISO date' });
-
 const ResultsSchema = z.object({
   run: z.object({
     runId: z.string().min(1),
@@ -35,17 +32,7 @@ const ResultsSchema = z.object({
     startedAt: isoDate,
     finishedAt: isoDate.optional(),
   }),
-  cells: z.array(
-    z.object({
-      cell: z.string().min(1),
-      row: z.string(),
-      title: z.string(),
-      verdict: z.enum(VERDICTS),
-      expected: z.string().optional(),
-      actual: z.string().optional(),
-      detail: z.string().optional(),
-    }),
-  ),
+  cells: z.array(RecordedCellSchema),
   totals: z.object({ cells: z.number().int().min(0) }),
   other: z.array(z.object({ state: z.string() })).optional(),
   interrupted: z.string().optional(),

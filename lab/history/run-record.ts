@@ -50,7 +50,7 @@ export function counted(outcome: CellOutcome | undefined): outcome is 'pass' | '
 /** How a whole run ended, as the runs table shows it. */
 export type RunStatus = 'passed' | 'failed' | 'infra' | 'interrupted';
 
-const isoDate = z
+export const isoDate = z
   .string()
   .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'expected an ISO date' });
 

@@ -6,12 +6,12 @@ import {
   EMULATED_NOTE,
   OUTCOME_WORD,
   STATUS_WORD,
-  escapeHtml as h,
   percent,
   runLabel,
   safeLink,
   shortTime,
 } from './trend-text.ts';
+import { escapeHtml as h } from '../text/escape.ts';
 
 const MARK: Record<CellOutcome | 'absent', string> = {
   pass: '✔',

@@ -6,7 +6,6 @@ import {
   OUTCOME_WORD,
   STATUS_SYMBOL,
   STATUS_WORD,
-  escapeMarkdown as md,
   percent,
   runLabel,
   safeLink,
@@ -14,6 +13,7 @@ import {
   shortTime,
   sinceText,
 } from './trend-text.ts';
+import { escapeMarkdown as md } from '../text/escape.ts';
 
 /** The trend as GitHub-flavoured Markdown: headline, runs per preset, failing, flaky, every cell. */
 export function renderTrendMarkdown(report: TrendReport): string {

@@ -63,27 +63,6 @@ export function runLabel(run: RunSummary): string {
   return `${shortTime(run.startedAt)} · ${run.runId} · ${STATUS_WORD[run.status]}${run.emulated ? ' · emulated' : ''}`;
 }
 
-const HTML_ENTITIES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Escape text for HTML content and quoted attributes. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => HTML_ENTITIES[ch] ?? ch);
-}
-
-/** Escape text for one Markdown table cell: no HTML, emphasis, code, links or pipes; one line. */
-export function escapeMarkdown(text: string): string {
-  return text
-    .replace(/\s+/g, ' ')
-    .replace(/[&<>]/g, (ch) => HTML_ENTITIES[ch] ?? ch)
-    .replace(/[\\`*_[\]|~]/g, '\\$&');
-}
-
 /** Only http(s) links are ever rendered as links. */
 export function safeLink(link: string | undefined): string | undefined {
   return link !== undefined && /^https?:\/\/\S+$/.test(link) ? link : undefined;

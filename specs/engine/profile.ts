@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { globToRegExp } from '../../lab/text/glob.ts';
 import { Outcome } from './results.ts';
 
 const PROFILES_DIR = fileURLToPath(new URL('../profiles/', import.meta.url));
@@ -28,19 +29,6 @@ export type Profile = z.output<typeof ProfileSchema>;
 export interface Expectation {
   expected: Outcome;
   reason?: string;
-}
-
-function globToRegExp(glob: string): RegExp {
-  const body = glob
-    .split('**')
-    .map((part) =>
-      part
-        .split('*')
-        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-        .join('[^/]*'),
-    )
-    .join('.*');
-  return new RegExp(`^${body}$`);
 }
 
 /** Loads `specs/profiles/<name>.yaml`; an unknown name lists the known ones. */

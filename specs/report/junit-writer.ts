@@ -2,7 +2,7 @@
 import type { TestCase, TestSuite } from 'junit-report-builder';
 import type { CellResult } from '../engine/results.ts';
 import { unexpectedPassMessage } from './cell-text.ts';
-import { xmlSafe } from './escape.ts';
+import { xmlSafe } from '../../lab/text/escape.ts';
 import { newJunitBuilder, skipWithMessage } from './junit-builder.ts';
 import type { OtherResult, Report } from './report-model.ts';
 

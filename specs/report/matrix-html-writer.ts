@@ -1,7 +1,7 @@
 /** Renders matrix.html: a self-contained page with one coloured source × target grid per via. */
 import type { CellResult, Verdict } from '../engine/results.ts';
 import { EMULATED_BANNER, outcomeLine } from './cell-text.ts';
-import { escapeHtml as h, linkifyHtml, truncate } from './escape.ts';
+import { escapeHtml as h, linkifyHtml, truncate } from '../../lab/text/escape.ts';
 import { STATUS_COLOURS, matrixCss } from './matrix-css.ts';
 import {
   buildGrids,

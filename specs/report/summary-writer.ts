@@ -1,6 +1,6 @@
 /** Renders the run as GitHub step-summary Markdown: headline, banners, one grid per via, problems. */
 import type { CellResult, Verdict } from '../engine/results.ts';
-import { escapeMarkdown as md, linkifyMarkdown, truncate } from './escape.ts';
+import { escapeMarkdown as md, linkifyMarkdown, truncate } from '../../lab/text/escape.ts';
 import { EMULATED_BANNER, outcomeLine, unexpectedPassMessage } from './cell-text.ts';
 import { buildGrids, gridKey, verdictCounts, type GridCell } from './matrix-grid.ts';
 import { runStatus, type Report, type Totals } from './report-model.ts';
