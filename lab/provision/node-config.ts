@@ -97,6 +97,7 @@ export function windowsNodeJson(
     ...common(plan, node, v),
     ...artifactSettings(source, STAGE.windows, '\\'),
     HL_CRI_SOCKET: WINDOWS_CRI_SOCKET,
+    HL_KUBEADM_API: kubeadmApiVersion(v.kubernetes),
     HL_KUBE_NETWORK: plan.cni.windowsNetworkName,
     HL_CNI_BACKEND: plan.cni.backend,
     HL_VXLAN_PORT: String(plan.cni.port),

@@ -6,7 +6,18 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 BIN=/usr/local/bin
-installed_version() { "$1" version -o short 2>/dev/null || true; }
+# The version TOOL reports ("v1.30.4"), or nothing; each tool has its own flag and format.
+installed_version() {
+  local out
+  case $1 in
+    kubeadm) out=$(kubeadm version -o short 2>/dev/null) || true ;;
+    # --client: a bare `kubectl version` asks an API server; -o short is not a kubectl format.
+    kubectl) out=$(kubectl version --client -o json 2>/dev/null | sed -n 's/^ *"gitVersion": *"\([^"]*\)".*/\1/p') || true ;;
+    kubelet) out=$(kubelet --version 2>/dev/null | sed -n 's/^Kubernetes \(v[^ ]*\)$/\1/p') || true ;;
+    *) hl_die "installed_version: unknown tool $1" ;;
+  esac
+  echo "${out%%$'\n'*}"
+}
 
 from_cache() {
   local kubeadm kubelet kubectl crictl_tgz tmp
@@ -53,7 +64,8 @@ UNIT
 from_package_repo() {
   local want=${HL_K8S_VERSION#v} keyring=/etc/apt/keyrings/kubernetes-apt-keyring.gpg
   local repo="https://pkgs.k8s.io/core:/stable:/v$HL_K8S_MINOR/deb/"
-  if [[ $(installed_version kubeadm) == "$HL_K8S_VERSION" && $(installed_version kubectl) == "$HL_K8S_VERSION" ]]; then
+  if [[ $(installed_version kubeadm) == "$HL_K8S_VERSION" && $(installed_version kubectl) == "$HL_K8S_VERSION" &&
+    $(installed_version kubelet) == "$HL_K8S_VERSION" ]]; then
     hl_ok "kubeadm, kubelet, kubectl $HL_K8S_VERSION"
     return 0
   fi
@@ -75,7 +87,7 @@ case $HL_ARTIFACTS_SOURCE in
   *) from_package_repo ;;
 esac
 
-for tool in kubeadm kubectl; do
+for tool in kubeadm kubectl kubelet; do
   got=$(installed_version "$tool")
   [[ $got == "$HL_K8S_VERSION" ]] || hl_die "$tool is $got, the lab wants $HL_K8S_VERSION"
 done

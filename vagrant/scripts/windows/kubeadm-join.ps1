@@ -1,5 +1,5 @@
-# Joins this Windows worker: `kubeadm join --cri-socket npipe:////./pipe/containerd-containerd`
-# with the token and CA hash read from standard input (the harness never puts them in argv).
+# Joins this Windows worker with the token and CA hash read from standard input. The secrets go
+# into a JoinConfiguration only Administrators and SYSTEM may read, removed afterwards, never argv.
 . "$PSScriptRoot\common.ps1"
 
 if (Test-Path 'C:\etc\kubernetes\kubelet.conf') {
@@ -10,7 +10,38 @@ $token = [Console]::In.ReadLine()
 $caHash = [Console]::In.ReadLine()
 if ($token -notmatch '^[a-z0-9]{6}\.[a-z0-9]{16}$') { Stop-Hl 'no bootstrap token on standard input' }
 if ($caHash -notmatch '^sha256:[a-f0-9]{64}$') { Stop-Hl 'no CA hash on standard input' }
-& 'C:\k\kubeadm.exe' join $Hl.HL_CONTROL_PLANE_ENDPOINT --token $token --discovery-token-ca-cert-hash $caHash `
-    --cri-socket $Hl.HL_CRI_SOCKET --node-name $Hl.HL_NODE_NAME
-if ($LASTEXITCODE -ne 0) { Stop-Hl "kubeadm join exited $LASTEXITCODE" }
+
+$yaml = @"
+apiVersion: $($Hl.HL_KUBEADM_API)
+kind: JoinConfiguration
+discovery:
+  bootstrapToken:
+    apiServerEndpoint: "$($Hl.HL_CONTROL_PLANE_ENDPOINT)"
+    token: "$token"
+    caCertHashes: ["$caHash"]
+nodeRegistration:
+  name: "$($Hl.HL_NODE_NAME)"
+  criSocket: "$($Hl.HL_CRI_SOCKET)"
+"@
+
+# Protected (no inherited entries): only BUILTIN\Administrators and SYSTEM.
+$acl = New-Object System.Security.AccessControl.FileSecurity
+$acl.SetAccessRuleProtection($true, $false)
+foreach ($sid in 'S-1-5-32-544', 'S-1-5-18') {
+    $who = New-Object System.Security.Principal.SecurityIdentifier $sid
+    $acl.AddAccessRule((New-Object System.Security.AccessControl.FileSystemAccessRule $who, 'FullControl', 'Allow'))
+}
+$config = Join-Path ([IO.Path]::GetTempPath()) "hybrid-lab-join-$([guid]::NewGuid()).yaml"
+try {
+    # The ACL is set while the file is empty, so the secrets are never readable by others.
+    New-Item -ItemType File -Path $config | Out-Null
+    Set-Acl -Path $config -AclObject $acl
+    [IO.File]::WriteAllText($config, $yaml, (New-Object System.Text.UTF8Encoding $false))
+    & 'C:\k\kubeadm.exe' join --config $config
+    $code = $LASTEXITCODE
+}
+finally {
+    Remove-Item -Force -ErrorAction SilentlyContinue -LiteralPath $config
+}
+if ($code -ne 0) { Stop-Hl "kubeadm join exited $code" }
 Write-HlChanged "joined $($Hl.HL_CONTROL_PLANE_ENDPOINT) as $($Hl.HL_NODE_NAME)"
