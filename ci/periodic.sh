@@ -79,7 +79,7 @@ UP_STARTED=""    # lab up was attempted: teardown is owed
 SUITE_STARTED="" # the suite was started: its (partial) results go into the history
 SUITE_RC=""      # the suite's exit code, once it ended
 TEARDOWN_FAILED=0 # lab down and the sweep after it both failed
-LAB_NAME="" LAB_PREFIX="" LAB_PROVIDER="" LAB_CLUSTER="" LAB_EMULATED=""
+LAB_NAME="" LAB_ID="" LAB_PROVIDER="" LAB_CLUSTER="" LAB_EMULATED=""
 HYPERVISORS=()
 
 # Runs "$@" in its own process group, so a signal reaches all of it (npm → sh → mocha).
@@ -129,14 +129,14 @@ read_plan_facts() {
   while IFS='=' read -r key value; do
     case "$key" in
       name) LAB_NAME=$value ;;
-      prefix) LAB_PREFIX=$value ;;
+      id) LAB_ID=$value ;;
       provider) LAB_PROVIDER=$value ;;
       cluster) LAB_CLUSTER=$value ;;
       emulated) LAB_EMULATED=$value ;;
       hypervisor) HYPERVISORS+=("$value") ;;
     esac
   done <"$1"
-  [ -n "$LAB_NAME" ] && [ -n "$LAB_PREFIX" ] && [ -n "$LAB_PROVIDER" ]
+  [ -n "$LAB_NAME" ] && [ -n "$LAB_ID" ] && [ -n "$LAB_PROVIDER" ]
 }
 
 # How the run ended → the exit code (see the header).
@@ -224,6 +224,10 @@ if ! npx --no-install tsx ci/tools/periodic-facts.ts plan "$WORK/plan.json" >"$W
   infra "cannot read the plan's facts"
 fi
 export LAB=$LAB_NAME
+# Only the collectors use kubectl: its absence must not fail the run, nor go unnoticed.
+if [ "$LAB_CLUSTER" = kubeadm ] && ! command -v kubectl >/dev/null; then
+  log "WARNING: kubectl is not installed: no Kubernetes artifacts (nodes, cluster-info dump, probe pods) will be collected for kubeadm lab $LAB_NAME"
+fi
 
 if [ "${PERIODIC_REAP:-lab}" = all ]; then
   log "reaping every hybrid-lab leftover that is not up"

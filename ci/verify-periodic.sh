@@ -170,18 +170,20 @@ check "an invalid spec exits 64 and creates nothing" [ "$RC" -eq 64 ]
 
 echo "== libvirt collector (virsh dumpxml and console log of a defined, never started domain)"
 if command -v virsh >/dev/null && timeout 20 virsh -c qemu:///system version >/dev/null 2>&1; then
-  test_domain="hl-civerify$$-n1"
+  lab_id="hl-civerify$$"
+  test_domain="${lab_id}_n1" # as vagrant-libvirt names it: "<lab id>_<node>"
   console="$WORK/$test_domain-console.log"
   echo "console line of $test_domain" >"$console"
   cat >"$WORK/domain.xml" <<XML
-<domain type='qemu'><name>$test_domain</name><memory unit='MiB'>32</memory><vcpu>1</vcpu>
+<domain type='qemu'><name>$test_domain</name><description>hybrid-lab id=$lab_id node=n1</description>
+<memory unit='MiB'>32</memory><vcpu>1</vcpu>
 <os><type arch='x86_64'>hvm</type></os>
 <devices><serial type='file'><source path='$console'/><target port='0'/></serial></devices></domain>
 XML
   if virsh -c qemu:///system define "$WORK/domain.xml" >/dev/null; then
     (
       # shellcheck disable=SC2034 # read by the sourced collectors
-      ARTIFACTS="$WORK/run7" LAB_HOME="$WORK/run7" LAB_NAME="civerify$$" LAB_PREFIX="hl-civerify$$-"
+      ARTIFACTS="$WORK/run7" LAB_HOME="$WORK/run7" LAB_NAME="civerify$$" LAB_ID="$lab_id"
       HYPERVISORS=("hv1 local qemu:///system")
       log() { echo "collect: $*"; }
       # shellcheck source=lib/periodic-collect.sh
@@ -189,7 +191,7 @@ XML
       collect_libvirt
     )
     virsh -c qemu:///system undefine "$test_domain" >/dev/null
-    check "virsh dumpxml of the lab's domain" grep -q "<name>$test_domain</name>" "$WORK/run7/libvirt/hv1/$test_domain.xml"
+    check "virsh dumpxml of the lab's domain" grep -q "<name>$test_domain</name>" "$WORK/run7/libvirt/hv1/domain-$test_domain.xml"
     check "console log of the lab's domain" \
       grep -q "console line of $test_domain" "$WORK/run7/nodes/n1/console-$test_domain-console.log"
   else

@@ -3,18 +3,26 @@
 # single collectors). Every collector is best effort: it logs what it could not get and returns 0,
 # so collection never hides the run's real outcome.
 #
-# Expects: ROOT, ARTIFACTS, LAB_HOME, LAB_NAME, LAB_PREFIX, LAB_PROVIDER, LAB_CLUSTER,
+# Expects: ROOT, ARTIFACTS, LAB_HOME, LAB_NAME, LAB_ID (hl-<name>), LAB_PROVIDER, LAB_CLUSTER,
 # HYPERVISORS (array of "NAME local|remote URI"), and a log function.
 
 # The harness CLI (an argv, so setsid can run it too).
 LAB_CLI=(npx --no-install tsx "$ROOT/lab/cli/main.ts")
 lab_cli() { "${LAB_CLI[@]}" "$@"; }
 
+# Replaces the userinfo of every URL (scheme://user:pass@host) with ***, on stdin; up to the
+# last "@" of the word, so a password with a raw "/" or "#" is hidden too.
+redact_userinfo() {
+  sed -E "s|([A-Za-z][A-Za-z0-9+.-]*://)[^[:space:]\"']*@|\\1***@|g"
+}
+
 # The lab's own files: what was asked for, what was planned, where it ended.
 collect_lab_files() {
   local dir="$LAB_HOME/$LAB_NAME" file
   mkdir -p "$ARTIFACTS/lab"
-  for file in spec.yaml plan.json state.json; do
+  # The spec is the user's text: an artifacts URL in it may carry credentials.
+  [ -f "$dir/spec.yaml" ] && redact_userinfo <"$dir/spec.yaml" >"$ARTIFACTS/lab/spec.yaml"
+  for file in plan.json state.json; do
     [ -f "$dir/$file" ] && cp "$dir/$file" "$ARTIFACTS/lab/"
   done
   return 0
@@ -64,29 +72,32 @@ console_log_paths() {
     sed -E 's/^ *(path|file)="([^"]*)"$/\2/; s/" (path|file)="/\n/g' | sort -u
 }
 
-# libvirt labs: `virsh dumpxml` of every domain of the lab on every hypervisor, and each
-# domain's console log where the hypervisor is this machine.
+# libvirt labs: the XML of every domain and network of the lab on every hypervisor
+# (vagrant/bin/hl-dump-xml.sh), and each domain's console log where the hypervisor is this machine.
 collect_libvirt() {
   if ! command -v virsh >/dev/null; then
     log "virsh is not installed; no domain XML"
     return 0
   fi
-  local entry hv where uri domains domain node path xml
+  local entry hv where uri out err files xml domain node path
   for entry in "${HYPERVISORS[@]}"; do
     read -r hv where uri <<<"$entry"
-    mkdir -p "$ARTIFACTS/libvirt/$hv"
-    if ! domains=$(timeout 60 virsh -c "$uri" list --all --name 2>&1); then
-      log "virsh -c $uri list failed: $domains"
-      continue
+    out="$ARTIFACTS/libvirt/$hv"
+    mkdir -p "$out"
+    err=$(mktemp)
+    # It prints each file once written whole, so a failure part way still lists the good ones;
+    # a virsh error inside its listing does not fail it, hence stderr is checked too.
+    if ! files=$(timeout 300 "$ROOT/vagrant/bin/hl-dump-xml.sh" "$uri" "$LAB_ID" "$out" 2>"$err") ||
+      [ -s "$err" ]; then
+      log "hl-dump-xml.sh $uri $LAB_ID on $hv: $(cat "$err")"
     fi
-    for domain in $domains; do
-      [[ $domain == "$LAB_PREFIX"* ]] || continue
-      xml="$ARTIFACTS/libvirt/$hv/$domain.xml"
-      if ! timeout 60 virsh -c "$uri" dumpxml "$domain" >"$xml" 2>&1; then
-        log "virsh dumpxml $domain on $hv failed: $(cat "$xml")"
-        continue
-      fi
-      node=${domain#"$LAB_PREFIX"}
+    rm -f "$err"
+    while IFS= read -r xml; do
+      [[ $xml == */domain-*.xml ]] || continue
+      domain=${xml##*/domain-}
+      domain=${domain%.xml}
+      # vagrant-libvirt names domains "<lab id>_<node>".
+      node=${domain#"${LAB_ID}_"}
       if [ "$where" = remote ]; then
         log "$domain: console log stays on remote hypervisor $hv ($uri)"
         continue
@@ -100,7 +111,7 @@ collect_libvirt() {
           log "$domain: console log $path is not readable"
         fi
       done < <(console_log_paths "$xml")
-    done
+    done <<<"$files"
   done
   return 0
 }
