@@ -4,21 +4,30 @@ import type { LabDriver } from './drivers/lab-driver.ts';
 import { openDriver } from './drivers/open-driver.ts';
 import { CellRunner } from './engine/cell-runner.ts';
 import { expectationFor, loadProfile } from './engine/profile.ts';
-import { CELL_META, CELL_RESULT, type CellResult } from './engine/results.ts';
+import { CELL_META, CELL_RESULT, LAB_READY_CELL, type CellResult } from './engine/results.ts';
 import { selectionFromArgv } from './engine/selection.ts';
 import { podNames } from './matrix/cell-plan.ts';
 import { expandCells } from './matrix/expand-cells.ts';
 import { MATRIX } from './matrix/rows.ts';
-import { setRunInfo } from './report/run-context.ts';
+import { setOpenFailure, setRunInfo } from './report/run-context.ts';
 
 const profile = loadProfile(process.env.PROFILE ?? 'strict');
-const serial = process.argv.includes('--serial') || process.env.CONCURRENCY === '1';
+const serial = process.argv.includes('--serial');
 const settings = {
-  concurrency: serial ? 1 : Number(process.env.CONCURRENCY ?? 8),
-  timeoutMs: Number(process.env.PROBE_TIMEOUT_MS ?? 3000),
+  concurrency: serial ? 1 : positiveInt('CONCURRENCY', 8),
+  timeoutMs: positiveInt('PROBE_TIMEOUT_MS', 3000),
   retries: 2,
 };
 const runId = `${new Date().toISOString().slice(0, 10).replace(/-/g, '')}-${randomBytes(3).toString('hex')}`;
+
+/** A positive integer from the environment, else `fallback`; anything else stops the run with the variable's name. */
+function positiveInt(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  if (!/^[1-9][0-9]*$/.test(text))
+    throw new Error(`${name} must be a positive integer, got "${text}"`);
+  return Number(text);
+}
 
 let driver: LabDriver | undefined;
 let openError: unknown;
@@ -26,7 +35,9 @@ try {
   driver = await openDriver();
 } catch (error) {
   openError = error;
-  process.stderr.write(`hybrid-lab: ${error instanceof Error ? error.message : String(error)}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  setOpenFailure(message);
+  process.stderr.write(`hybrid-lab: ${message}\n`);
 }
 const cells = (driver === undefined ? [] : expandCells(MATRIX, driver.nodes)).map((plan) => ({
   plan,
@@ -46,6 +57,7 @@ describe(suiteTitle, function () {
       ...driver.info,
       runId,
       profile: profile.name,
+      unexpectedPass: profile.unexpectedPass,
       startedAt: new Date().toISOString(),
     });
     await driver.checkReady();
@@ -61,22 +73,10 @@ describe(suiteTitle, function () {
   });
 
   if (driver === undefined) {
-    const test = it('infrastructure lab ready', function () {
+    const test = it(LAB_READY_CELL.title, function () {
       throw openError;
     });
-    const self = { os: 'linux' as const, node: '-', label: 'lab' };
-    Object.assign(test, {
-      [CELL_META]: {
-        row: 'infrastructure',
-        cell: 'infrastructure/lab-ready',
-        title: test.title,
-        source: self,
-        target: self,
-        via: '',
-        placement: '',
-        expected: 'ok',
-      },
-    });
+    Object.assign(test, { [CELL_META]: LAB_READY_CELL });
   }
 
   for (const { plan, expectation } of cells) {

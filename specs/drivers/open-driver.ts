@@ -1,7 +1,7 @@
 /** Finds the lab the suite runs against: $LAB, else .lab/current, else $KUBECONFIG (existing). */
 import { join, resolve } from 'node:path';
 import { openProvider } from '../../lab/lifecycle/lab-lifecycle.ts';
-import type { Logger } from '../../lab/log/logger.ts';
+import { fileLogger, type Logger } from '../../lab/log/logger.ts';
 import { PlainProgress } from '../../lab/log/progress.ts';
 import { kubeconfigPath } from '../../lab/providers/existing/existing-provider.ts';
 import type { EmulatedCluster } from '../../lab/providers/netns/emulated-cluster.ts';
@@ -45,12 +45,17 @@ export async function openDriver(env: NodeJS.ProcessEnv = process.env): Promise<
     plan.provider === 'existing'
       ? kubeconfigPath(plan, env)
       : join(store.paths(name).dir, 'kubeconfig');
-  return openKubernetes(kubeconfig, {
-    dnsDomain: plan.kubernetes.dnsDomain,
-    lab: plan.name,
-    provider: plan.provider,
-    cni: `${plan.cni.plugin}/${plan.cni.backend}`,
-  });
+  return openKubernetes(
+    kubeconfig,
+    {
+      dnsDomain: plan.kubernetes.dnsDomain,
+      lab: plan.name,
+      provider: plan.provider,
+      cni: `${plan.cni.plugin}/${plan.cni.backend}`,
+    },
+    // The suite's API calls, execs and host commands go to the lab's harness log like every step.
+    { log: fileLogger(store.paths(name).harnessLog, { component: 'suite' }) },
+  );
 }
 
 /** Loads the Kubernetes driver on use: its client costs over a second that emulated labs never need. */

@@ -65,6 +65,18 @@ export interface CellMeta {
   reason?: string;
 }
 
+/** The one testcase a run gets when the lab cannot be opened (never a wall of network failures). */
+export const LAB_READY_CELL: CellMeta = {
+  row: 'infrastructure',
+  cell: 'infrastructure/lab-ready',
+  title: 'infrastructure lab ready',
+  source: { os: 'linux', node: '-', label: 'lab' },
+  target: { os: 'linux', node: '-', label: 'lab' },
+  via: '',
+  placement: '',
+  expected: 'ok',
+};
+
 export interface CellResult extends CellMeta {
   verdict: Verdict;
   /** What the probe came to; absent when the cell was skipped or never ran. */
@@ -86,6 +98,8 @@ export interface RunInfo {
   /** OS image per node, e.g. { cp1: "Debian 12 (emulated)" }. */
   osBuilds: Record<string, string>;
   profile: string;
+  /** The profile's rule for unexpected passes; `warn` reports them without failing the run. */
+  unexpectedPass?: 'fail' | 'warn';
   startedAt: string;
   finishedAt?: string;
 }

@@ -3,7 +3,7 @@ import Mocha from 'mocha';
 import { CELL_META, CELL_RESULT, type CellMeta, type CellResult } from '../engine/results.ts';
 import { CellCollector } from './cell-collector.ts';
 import { fixtureMeta, fixtureRun } from './fixtures/fixture-cells.ts';
-import { clearRunInfo, getRunInfo, setRunInfo } from './run-context.ts';
+import { clearRunInfo, getRunInfo, setOpenFailure, setRunInfo } from './run-context.ts';
 
 function cellTest(suite: Mocha.Suite, meta: CellMeta): Mocha.Test {
   const test = new Mocha.Test(meta.title, () => undefined);
@@ -42,6 +42,17 @@ describe('report: cell collector', function () {
     infra = cellTest(suite, fixtureMeta('infrastructure', 'lab-ready'));
   });
   after(clearRunInfo);
+
+  it('reports a lab that could not be opened as the infrastructure testcase even when --grep filtered it out', function () {
+    setOpenFailure('no lab to test');
+    const col = new CellCollector();
+    col.plan(root, { grep: /dns-only-nothing-matches/ });
+    const report = col.report();
+    expect(report.cells.map((x) => `${x.cell} ${x.verdict} ${x.detail}`)).to.deep.equal([
+      'infrastructure/lab-ready infra-error no lab to test',
+    ]);
+    expect(report.totals.infraErrors).to.equal(1);
+  });
 
   it('reports the engine results in definition order with the published run info', function () {
     setRunInfo(fixtureRun());

@@ -3,11 +3,12 @@ import type Mocha from 'mocha';
 import {
   CELL_META,
   CELL_RESULT,
+  LAB_READY_CELL,
   type CellMeta,
   type CellResult,
   type Verdict,
 } from '../engine/results.ts';
-import { getRunInfo } from './run-context.ts';
+import { getOpenFailure, getRunInfo } from './run-context.ts';
 import {
   NOT_RUN_PREFIX,
   makeReport,
@@ -95,6 +96,18 @@ export class CellCollector {
       cells.push(this.#results.get(id) ?? notRun(meta, inFlight ? `${why} while it ran` : why));
     }
     for (const [id, result] of this.#results) if (!this.#planned.has(id)) cells.push(result);
+    const openFailure = getOpenFailure();
+    // --grep may have filtered out the infrastructure test; the run must still say why it tested nothing.
+    if (openFailure !== undefined && !cells.some((c) => c.cell === LAB_READY_CELL.cell)) {
+      cells.push({
+        ...LAB_READY_CELL,
+        verdict: 'infra-error',
+        actual: 'error',
+        detail: openFailure,
+        durationMs: 0,
+        attempts: 0,
+      });
+    }
     return makeReport(run, cells, [...this.#other.values()], interrupted);
   }
 

@@ -28,6 +28,7 @@ export default class HybridReporter extends Mocha.reporters.Spec {
   #written = false;
   #writeFailed = false;
   #empty = false;
+  #infraError = false;
 
   constructor(runner: Mocha.Runner, options?: Mocha.MochaOptions) {
     super(runner, options);
@@ -55,9 +56,10 @@ export default class HybridReporter extends Mocha.reporters.Spec {
     for (const signal of SIGNALS) process.on(signal, this.#onSignal);
   }
 
-  /** Mocha's completion hook: a run whose results could not be written, or that ran no cell, does not pass. */
+  /** Mocha's completion hook: a run whose results could not be written, that ran no cell, or whose lab was not ready, does not pass. */
   override done(failures: number, fn?: (failures: number) => void): void {
-    fn?.(this.#writeFailed || this.#empty ? Math.max(failures, 1) : failures);
+    const failed = this.#writeFailed || this.#empty || this.#infraError;
+    fn?.(failed ? Math.max(failures, 1) : failures);
   }
 
   readonly #onSignal = (signal: NodeJS.Signals): void => {
@@ -77,6 +79,7 @@ export default class HybridReporter extends Mocha.reporters.Spec {
     try {
       const report = this.#collector.report(interrupted);
       const files = writeReport(report, this.#dir);
+      this.#infraError = report.totals.infraErrors > 0;
       if (runStatus(report.totals) === 'empty') {
         this.#empty = true;
         process.stderr.write(

@@ -89,6 +89,16 @@ describe('report: junit writer', function () {
         .and.to.include('update the profile');
     });
 
+    it('under a warn profile, an unexpected pass passes in JUnit as it does in mocha, with the verdict in system-out', function () {
+      const report = smallReport(false);
+      const warned = write(
+        renderJunit({ ...report, run: { ...report.run, unexpectedPass: 'warn' } }),
+      );
+      const up = tc('outbound-nat windows win2 via ip');
+      expect(xcount(warned, `${up}/failure`)).to.equal(0);
+      expect(xpath(warned, `${up}/system-out`)).to.include('verdict: unexpected-pass');
+    });
+
     it('reports infrastructure errors as <error> under classname infrastructure', function () {
       const infra = tc('infrastructure lab ready');
       expect(xpath(file, `${infra}/@classname`)).to.equal('infrastructure');

@@ -4,9 +4,11 @@ import type { RunInfo } from '../engine/results.ts';
 // Kept on globalThis: mocha require()s the reporter while specs import() the engine, and a loader
 // may give each path its own instance of this module.
 const SLOT = Symbol.for('hybrid-lab.report.run-info');
+const OPEN_FAILURE = Symbol.for('hybrid-lab.report.open-failure');
 
 interface RunInfoSlot {
   [SLOT]?: RunInfo;
+  [OPEN_FAILURE]?: string;
 }
 
 /** Publish the run's info; the last call wins. */
@@ -19,7 +21,18 @@ export function getRunInfo(): RunInfo | undefined {
   return (globalThis as RunInfoSlot)[SLOT];
 }
 
+/** The lab could not be opened: the reporter emits the infrastructure testcase even under --grep. */
+export function setOpenFailure(message: string): void {
+  (globalThis as RunInfoSlot)[OPEN_FAILURE] = message;
+}
+
+/** Why the lab could not be opened, when it could not. */
+export function getOpenFailure(): string | undefined {
+  return (globalThis as RunInfoSlot)[OPEN_FAILURE];
+}
+
 /** Forget the published info (tests). */
 export function clearRunInfo(): void {
   (globalThis as RunInfoSlot)[SLOT] = undefined;
+  (globalThis as RunInfoSlot)[OPEN_FAILURE] = undefined;
 }
