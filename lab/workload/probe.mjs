@@ -123,7 +123,15 @@ function probeHttp(url) {
       res.on('end', () => {
         const status = res.statusCode ?? 0;
         const result = status >= 200 && status < 300 ? Result.Ok : Result.HttpError;
-        resolve({ result, status, body: keepBody(Buffer.concat(kept)), bytes });
+        // Where the connection went: a name must have led to the pod it names.
+        const peer = res.socket.remoteAddress;
+        resolve({
+          result,
+          status,
+          body: keepBody(Buffer.concat(kept)),
+          bytes,
+          ...(peer ? { peer } : {}),
+        });
       });
       res.on('error', (err) => {
         resolve(fromError(err));

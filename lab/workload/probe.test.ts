@@ -104,7 +104,13 @@ describe('probe', function () {
     it('reports ok with status, trimmed body and time', async () => {
       const { code, line } = await probe('http', `http://127.0.0.1:${http}/hostname`);
       expect(code).to.equal(0);
-      expect(line).to.include({ kind: 'http', result: 'ok', status: 200, body: 'pod-b' });
+      expect(line).to.include({
+        kind: 'http',
+        result: 'ok',
+        status: 200,
+        body: 'pod-b',
+        peer: '127.0.0.1',
+      });
       expect(line.ms).to.be.a('number');
     });
 

@@ -54,6 +54,8 @@ export interface ProbeReply {
   /** HTTP body bytes received in total. */
   bytes?: number;
   addresses?: string[];
+  /** HTTP: the address the client connected to (what a name resolved to, or the IP given). */
+  peer?: string;
   error?: string;
 }
 

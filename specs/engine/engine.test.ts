@@ -36,6 +36,19 @@ describe('judge', () => {
     });
   });
 
+  it('by name, a reply from a pod other than the one the name stands for is a wrong answer', () => {
+    const check = { kind: 'source-ip' as const, expect: '10.244.3.5', peer: '10.244.2.7' };
+    const right = { result: 'ok' as const, body: '10.244.3.5:40112', peer: '10.244.2.7' };
+    expect(judgeReply(right, check).outcome).to.equal(Outcome.Ok);
+    expect(judgeReply({ ...right, peer: '10.244.1.9' }, check)).to.deep.equal({
+      outcome: Outcome.WrongAnswer,
+      detail: 'connected to 10.244.1.9, expected the target pod 10.244.2.7',
+    });
+    expect(judgeReply({ result: 'ok', body: '10.244.3.5:40112' }, check).outcome).to.equal(
+      Outcome.WrongAnswer,
+    );
+  });
+
   it('checks DNS answers', () => {
     const check = { kind: 'answer' as const, expect: '10.96.0.20' };
     expect(judgeReply({ result: 'ok', addresses: ['10.96.0.20'] }, check).outcome).to.equal(

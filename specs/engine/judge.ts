@@ -23,6 +23,12 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
   }
   switch (check.kind) {
     case 'source-ip': {
+      if (check.peer !== undefined && reply.peer !== check.peer) {
+        return {
+          outcome: Outcome.WrongAnswer,
+          detail: `connected to ${reply.peer ?? '(the probe did not say)'}, expected the target pod ${check.peer}`,
+        };
+      }
       const seen = (reply.body ?? '').trim().replace(/^\[?([^\]]*?)\]?:\d+$/, '$1');
       return seen === check.expect
         ? { outcome: Outcome.Ok, detail: `far end saw ${seen}` }

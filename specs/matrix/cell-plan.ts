@@ -5,8 +5,8 @@ import type { Os } from './rows.ts';
 
 /** What the far end must show for the cell to be Ok. */
 export type Check =
-  /** /clientip must show this address (the source pod, or the node after SNAT). */
-  | { kind: 'source-ip'; expect: string }
+  /** /clientip must show this address (the source pod, or the node after SNAT); with `peer`, the client must have connected to that address. */
+  | { kind: 'source-ip'; expect: string; peer?: string }
   /** The lookup must answer this address. */
   | { kind: 'answer'; expect: string }
   /** The whole body must arrive: this many bytes. */

@@ -19,12 +19,14 @@ function podRequest(
   row: Extract<MatrixRow, { kind: 'pod-to-pod' | 'large-response' }>,
   host: string,
   source: string,
+  target: string,
 ): Pick<ProbeSpec, 'request' | 'check'> {
   const base = `http://${host}:${NETEXEC_HTTP_PORT}`;
   return row.kind === 'pod-to-pod'
     ? {
         request: { kind: 'http', url: `${base}/clientip` },
-        check: { kind: 'source-ip', expect: source },
+        // By name, the name must also have led to the target pod, not just to some pod.
+        check: { kind: 'source-ip', expect: source, peer: target },
       }
     : {
         // netexec's /echo (agnhost's too) answers the message: a large answer without a custom endpoint.
@@ -78,7 +80,7 @@ function podToPod(
         probe: (w) => {
           const target = pod(w, to);
           const host = via === 'ip' ? target.ip : target.fqdn;
-          return { from, ...podRequest(row, host, pod(w, from).ip) };
+          return { from, ...podRequest(row, host, pod(w, from).ip, target.ip) };
         },
       };
     }),

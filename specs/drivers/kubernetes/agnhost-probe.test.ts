@@ -27,7 +27,7 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       '-m',
       '3.000',
       '-w',
-      '\\n--hybrid-lab-status:%{http_code} %{size_download}',
+      '\\n--hybrid-lab-status:%{http_code} %{size_download} %{remote_ip}',
       'http://10.244.2.7:8080/clientip',
     ]);
     expect(probeCommand('windows', http, 3000)[0]).to.equal('curl.exe');
@@ -51,6 +51,20 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
   });
 
   describe('http', () => {
+    it('returns the address curl connected to, so a name can be checked against its pod', () => {
+      const reply = replyFromExec(
+        http,
+        ran(0, '10.244.1.5:43512\n--hybrid-lab-status:200 16 10.244.2.7', '* Connected'),
+      );
+      expect(reply).to.deep.equal({
+        result: 'ok',
+        status: 200,
+        body: '10.244.1.5:43512',
+        bytes: 16,
+        peer: '10.244.2.7',
+      });
+    });
+
     it('returns the body the far end sent (/clientip: IP:PORT), its size and the status', () => {
       const reply = replyFromExec(
         http,

@@ -41,7 +41,7 @@ export function probeCommand(os: Os, request: ProbeRequest, timeoutMs: number): 
         '-v',
         ...limits,
         '-w',
-        `\\n${STATUS_MARK}%{http_code} %{size_download}`,
+        `\\n${STATUS_MARK}%{http_code} %{size_download} %{remote_ip}`,
         request.url,
       ];
     case 'dns':
@@ -77,16 +77,18 @@ export function replyFromExec(request: ProbeRequest, result: ExecResult): ProbeR
 function httpReply(exitCode: number, stdout: string, stderr: string): ProbeReply {
   if (exitCode !== 0) return curlFailure(exitCode, stderr);
   const at = stdout.lastIndexOf(STATUS_MARK);
-  const [status = NaN, bytes = 0] = (at < 0 ? '' : stdout.slice(at + STATUS_MARK.length))
+  const [statusText, bytesText, peer] = (at < 0 ? '' : stdout.slice(at + STATUS_MARK.length))
     .trim()
-    .split(' ')
-    .map(Number);
+    .split(' ');
+  const status = Number(statusText ?? NaN);
+  const bytes = Number(bytesText ?? 0);
   if (!Number.isInteger(status) || status === 0) {
     return { result: 'error', error: `curl printed no HTTP status: ${stdout.slice(-200)}` };
   }
   const body = stdout.slice(0, at).trim().slice(0, MAX_BODY_CHARS);
-  if (status >= 200 && status < 300) return { result: 'ok', status, body, bytes };
-  return { result: 'http-error', status, body, bytes, error: `HTTP ${status}` };
+  const where = peer === undefined || peer === '' ? {} : { peer };
+  if (status >= 200 && status < 300) return { result: 'ok', status, body, bytes, ...where };
+  return { result: 'http-error', status, body, bytes, ...where, error: `HTTP ${status}` };
 }
 
 function dnsReply(exitCode: number, stderr: string): ProbeReply {
