@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * Pod workload: the emulated cluster DNS (a CoreDNS stand-in) answering A queries over UDP
- * from a JSON zone file.
+ * Pod workload: the emulated cluster DNS (a CoreDNS stand-in) answering A queries over UDP and
+ * TCP (the kube-dns Service offers both) from a JSON zone file.
  *
  *   node lab/workload/dns-server.mjs --zone FILE --listen ADDR [--port 53]
  *
@@ -12,7 +12,7 @@
 import { Buffer } from 'node:buffer';
 import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
-import { isIPv4, isIPv6 } from 'node:net';
+import { createServer, isIPv4, isIPv6 } from 'node:net';
 import {
   UsageError,
   describeError,
@@ -248,30 +248,65 @@ function main() {
       process.stderr.write(`dns-server: keeping the previous zone: ${describeError(err)}\n`);
     }
   });
-  for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT'])) {
-    process.once(signal, () => {
-      socket.close();
-      process.exit(0);
-    });
-  }
-
-  socket.on('message', (packet, from) => {
+  /** @param {Buffer} packet @returns {Buffer | undefined} */
+  const respond = (packet) => {
     try {
       const query = parseQuery(packet);
-      if (query !== undefined) socket.send(answer(zone, query), from.port, from.address);
+      return query === undefined ? undefined : answer(zone, query);
     } catch (err) {
       // A packet we failed to foresee is dropped like any other malformed one.
       process.stderr.write(`dns-server: dropped a packet: ${describeError(err)}\n`);
+      return undefined;
     }
+  };
+  socket.on('message', (packet, from) => {
+    const reply = respond(packet);
+    if (reply !== undefined) socket.send(reply, from.port, from.address);
   });
-  /** @param {Error} err */
-  const onBindError = (err) =>
-    exitWith('dns-server', `cannot bind udp on ${formatHostPort(listen, port)}: ${err.message}`, 1);
-  socket.once('error', onBindError);
+  // DNS over TCP: each message behind a two-byte length (RFC 1035 4.2.2).
+  const tcp = createServer((conn) => {
+    let pending = Buffer.alloc(0);
+    conn.setTimeout(10_000, () => conn.destroy());
+    conn.on('error', () => conn.destroy());
+    conn.on('data', (chunk) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 2) {
+        const size = pending.readUInt16BE(0);
+        if (pending.length < 2 + size) break;
+        const reply = respond(pending.subarray(2, 2 + size));
+        pending = pending.subarray(2 + size);
+        if (reply === undefined) continue;
+        const length = Buffer.alloc(2);
+        length.writeUInt16BE(reply.length);
+        conn.write(Buffer.concat([length, reply]));
+      }
+    });
+  });
+  for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT'])) {
+    process.once(signal, () => {
+      socket.close();
+      tcp.close();
+      process.exit(0);
+    });
+  }
+  /** @param {string} proto @returns {(err: Error) => never} */
+  const onBindError = (proto) => (err) =>
+    exitWith(
+      'dns-server',
+      `cannot bind ${proto} on ${formatHostPort(listen, port)}: ${err.message}`,
+      1,
+    );
+  socket.once('error', onBindError('udp'));
   socket.bind(port, listen, () => {
-    socket.off('error', onBindError);
+    socket.removeAllListeners('error');
     socket.on('error', (err) => process.stderr.write(`dns-server: udp: ${err.message}\n`));
-    process.stdout.write(`listening dns=${formatHostPort(listen, socket.address().port)}\n`);
+    const bound = socket.address().port;
+    tcp.once('error', onBindError('tcp'));
+    tcp.listen(bound, listen, () => {
+      tcp.removeAllListeners('error');
+      tcp.on('error', (err) => process.stderr.write(`dns-server: tcp: ${err.message}\n`));
+      process.stdout.write(`listening dns=${formatHostPort(listen, bound)}\n`);
+    });
   });
 }
 

@@ -3,6 +3,7 @@ import { Program } from './spawned-program.ts';
 import { createSocket } from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,6 +121,36 @@ describe('dns-server', function () {
 
   it('answers NXDOMAIN without authority for names outside the domain (no upstream)', async () => {
     await expectError(resolver.resolve4('example.com'), 'ENOTFOUND');
+  });
+
+  it('answers over TCP too, two queries on one connection, each behind its length', async () => {
+    const conn = connect(port, '127.0.0.1');
+    try {
+      await once(conn, 'connect');
+      const framed = (q: Buffer) =>
+        Buffer.concat([Buffer.from([q.length >> 8, q.length & 0xff]), q]);
+      const q1 = rawQuery(0x0101, 'web.ns.svc.cluster.local', 1);
+      const q2 = rawQuery(0x0202, 'missing.ns.svc.cluster.local', 1);
+      // Split across writes: framing, not packet boundaries, delimits messages.
+      const bytes = Buffer.concat([framed(q1), framed(q2)]);
+      conn.write(bytes.subarray(0, 7));
+      conn.write(bytes.subarray(7));
+      let got = Buffer.alloc(0);
+      const replies: Buffer[] = [];
+      for await (const chunk of conn) {
+        got = Buffer.concat([got, chunk as Buffer]);
+        while (got.length >= 2 && got.length >= 2 + got.readUInt16BE(0)) {
+          replies.push(got.subarray(2, 2 + got.readUInt16BE(0)));
+          got = got.subarray(2 + got.readUInt16BE(0));
+        }
+        if (replies.length === 2) break;
+      }
+      expect(replies.map((r) => r.readUInt16BE(0))).to.deep.equal([0x0101, 0x0202]);
+      expect(replies.map((r) => r.readUInt16BE(2) & 0x000f)).to.deep.equal([0, 3]);
+      expect(replies[0]!.subarray(-4)).to.deep.equal(Buffer.from([10, 96, 0, 20]));
+    } finally {
+      conn.destroy();
+    }
   });
 
   it('echoes the ID, question and RD and sets QR and AA without RA', async () => {
