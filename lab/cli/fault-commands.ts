@@ -39,7 +39,8 @@ function scopeText(fault: FaultDefinition): string {
 function catalogueLine(fault: FaultDefinition, plan?: LabPlan, applied?: string[]): CatalogueLine {
   const line: CatalogueLine = { id: fault.id, summary: fault.summary, scope: scopeText(fault) };
   if (plan === undefined) return line;
-  const reason = notApplicable(fault, plan, { cluster: plan.provider === 'netns' });
+  // Every emulated lab (netns, or libvirt with `cluster: emulated`) has the cluster API faults act through.
+  const reason = notApplicable(fault, plan, { cluster: plan.emulated });
   if (reason !== undefined) return { ...line, applies: false, reason };
   const targets = resolveTargets(fault, plan);
   return {

@@ -1,6 +1,6 @@
 /** Integration: a harness killed with SIGKILL in the middle of `lab up` leaves nothing after `lab reap`. */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -72,8 +72,9 @@ describe('kill -9 during lab up, then lab reap (real namespaces)', function () {
       detached: true,
     });
     const started = Date.now();
-    // Kill once the lab is part-way: namespaces exist but the harness has not finished.
-    while (labNamespaces().length < 8 && Date.now() - started < 60_000) {
+    // Kill once the lab is part-way: the external echo runs (so there are processes to reap)
+    // but kube-proxy rules and the cluster DNS, which come after it, are not done.
+    while (pidsIn(labNamespaces()).length === 0 && Date.now() - started < 60_000) {
       await new Promise((r) => setTimeout(r, 10));
     }
     process.kill(-harness.pid!, 'SIGKILL');
@@ -82,7 +83,14 @@ describe('kill -9 during lab up, then lab reap (real namespaces)', function () {
     expect(left.length, 'the kill came too late or too early to test anything').to.be.greaterThan(
       0,
     );
+    const state = JSON.parse(readFileSync(join(home, '.lab', LAB, 'state.json'), 'utf8')) as {
+      phase: string;
+    };
+    expect(state.phase, 'the kill came after up had finished').to.not.equal('up');
     const pids = pidsIn(left);
+    expect(pids.length, 'no process of the lab ran when the harness was killed').to.be.greaterThan(
+      0,
+    );
 
     const reap = spawnSync(CLI[0]!, [...CLI.slice(1), 'reap', '--lab', LAB], {
       env,

@@ -39,6 +39,8 @@ async function main(): Promise<number> {
     runsDir,
     ...(faults === undefined ? {} : { faults }),
     say,
+    // One probe attempt: the connect timeout plus what a probe needs to start and answer.
+    attemptLimitMs: Number(process.env.PROBE_TIMEOUT_MS ?? 3000) + 2000,
     suite: (resultsDir) =>
       runSuite(runner, resultsDir, { lab, labHome, timeoutMs: SUITE_TIMEOUT_MS }),
   });

@@ -52,7 +52,7 @@ function session(dir: string, runner: RecordingRunner): FaultSession {
 }
 
 /** A suite that fails exactly the cells the catalogue names (minus `miss`) while a fault is applied. */
-function fakeSuite(options: { miss?: string; dirty?: boolean } = {}) {
+function fakeSuite(options: { miss?: string; dirty?: boolean; failingMs?: number } = {}) {
   const cells = expandCells(MATRIX, plan.nodes).filter((c) => c.probe !== undefined);
   return (dir: string): Promise<SuiteRun> => {
     const label = basename(dir).replace(/^\d+-/, '');
@@ -73,7 +73,7 @@ function fakeSuite(options: { miss?: string; dirty?: boolean } = {}) {
         verdict: fails || dirty ? 'fail' : 'pass',
         actual: fails ? (failOutcome as CellResult['expected']) : 'ok',
         detail: '',
-        durationMs: 1,
+        durationMs: fails ? (options.failingMs ?? 1) : 1,
         attempts: 1,
       };
     });
@@ -131,6 +131,19 @@ describe('self-test runner', () => {
     expect(report.totals.missedCells).to.equal(1);
     expect(report.ok).to.be.false;
     expect(renderSelftestMarkdown(report)).to.contain(`**missed** \`${miss}\``);
+  });
+
+  it('a fault whose failing probes outlast a probe attempt made the suite hang: a problem', async () => {
+    const report = await runSelftest({
+      session: session(dir, new RecordingRunner()),
+      suite: fakeSuite({ failingMs: 9000 }),
+      runsDir: dir,
+      faults: ['dns-stopped'],
+      attemptLimitMs: 5000,
+    });
+    expect(report.faults.map((f) => f.status)).to.deep.equal(['problems']);
+    expect(report.faults[0]!.reason).to.match(/took 9000 ms, over the 5000 ms/);
+    expect(report.ok).to.be.false;
   });
 
   it('judges nothing when the lab is not green to begin with', async () => {

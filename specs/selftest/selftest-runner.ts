@@ -28,6 +28,8 @@ export interface SelftestOptions {
   faults?: readonly string[];
   /** Progress lines. */
   say?: (line: string) => void;
+  /** A failing probe attempt slower than this means a fault made the suite hang (default 5 s). */
+  attemptLimitMs?: number;
 }
 
 /** Runs the suite once the lab has settled from the previous run. */
@@ -106,10 +108,16 @@ async function runFault(
   if (failure !== undefined) return { ...run, status: 'error', reason: message(failure) };
   const counts = run.detection!.counts;
   const green = run.healed.failing.length === 0 && run.healed.broken === undefined;
-  if (counts.mustFail === 0 && green)
+  const clean = counts.missed + counts.falseAlarms + counts.wrongOutcome === 0;
+  const limit = options.attemptLimitMs ?? 5000;
+  const slowest = run.broken?.slowestFailingAttemptMs ?? 0;
+  if (slowest > limit) {
+    const reason = `a failing probe attempt took ${slowest} ms, over the ${limit} ms a probe may take: the fault made the suite hang`;
+    return { ...run, status: 'problems', reason };
+  }
+  if (counts.mustFail === 0 && clean && green)
     return { ...run, status: 'not-exercised', reason: 'no cell of this suite run must fail' };
-  const exact = counts.missed + counts.falseAlarms + counts.wrongOutcome === 0 && green;
-  return { ...run, status: exact ? 'exact' : 'problems' };
+  return { ...run, status: clean && green ? 'exact' : 'problems' };
 }
 
 /** Runs the whole self-test; the lab must be up, green and carry no applied fault. */
