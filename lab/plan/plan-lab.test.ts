@@ -118,6 +118,13 @@ describe('shorthand', () => {
     expect(p.hypervisors.map((h) => h.nodes.length)).to.deep.equal([3, 2]);
   });
 
+  it('names the lab after the shorthand, within the 20-character limit', () => {
+    expect(expandShorthand('k8s-netns-1-2-2')?.name).to.equal('k8s-netns-1-2-2');
+    const long = planLab(validateSpec(expandShorthand('k8s-libvirt-1-10-10-2'), 's'));
+    expect(long.name).to.equal('libvirt-1-10-10-2');
+    expect(long.nodes).to.have.length(21);
+  });
+
   it('is not confused with other names', () => {
     expect(expandShorthand('k8s-docker-1-1-1')).to.equal(undefined);
     expect(expandShorthand('hybrid')).to.equal(undefined);

@@ -19,7 +19,9 @@ export function expandShorthand(text: string): LabSpecInput | undefined {
     ...count(linux, 'lin').map((name) => ({ name, os: 'linux', role: 'worker' }) as const),
     ...count(windows, 'win').map((name) => ({ name, os: 'windows', role: 'worker' }) as const),
   ];
-  const spec: LabSpecInput = { name: text, provider: provider as 'netns' | 'libvirt', nodes };
+  // Lab names are at most 20 characters; the longest shorthands lose their "k8s-".
+  const name = text.length > 20 ? text.slice('k8s-'.length) : text;
+  const spec: LabSpecInput = { name, provider: provider as 'netns' | 'libvirt', nodes };
   if (provider === 'libvirt') {
     const hypervisors = count(hv ?? '1', 'hv').map((name, i) => ({
       name,

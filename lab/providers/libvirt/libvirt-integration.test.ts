@@ -38,16 +38,6 @@ async function timed<T>(key: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * pod-to-service same-OS cells probe a Service whose backends include the probing pod; when
- * kube-proxy picks the pod itself, hairpin SNAT shows its node's cni0 (.1) address. With one
- * node of an OS that happens in 1 of 8 runs despite the retries; it is the suite's, not the lab's.
- */
-function isOwnServiceHairpin(c: { row: string; detail: string }): boolean {
-  const same = /^pod-to-service\/(linux-to-linux|windows-to-windows)$/.test(c.row);
-  return same && /far end saw 10\.244\.\d+\.1, expected 10\.244\.\d+\.\d+$/.test(c.detail);
-}
-
 function ok(result: { exitCode: number; stdout: string; stderr: string }, what: string): void {
   expect(result.exitCode, `${what} failed:\n${result.stdout}\n${result.stderr}`).to.equal(0);
 }
@@ -148,16 +138,8 @@ function suite(environment: ItEnvironment): void {
       const failed = report.cells.filter(
         (c) => c.verdict === 'fail' || c.verdict === 'infra-error',
       );
-      const hairpin = failed.filter(isOwnServiceHairpin);
-      for (const c of hairpin) {
-        process.stdout.write(
-          `      KNOWN SUITE ISSUE (not the lab): ${c.cell} probed its own Service and hit itself; kube-proxy's hairpin SNAT shows the node's cni0 address: ${c.detail}\n`,
-        );
-      }
-      if (hairpin.length === 0) ok(suite, 'npm test');
-      expect(
-        failed.filter((c) => !hairpin.includes(c)).map((c) => `${c.cell}: ${c.detail}`),
-      ).to.deep.equal([]);
+      expect(failed.map((c) => `${c.cell}: ${c.detail}`)).to.deep.equal([]);
+      ok(suite, 'npm test');
       expect(report.totals.passed).to.be.greaterThan(20);
       expect(readFileSync(join(results, 'junit_01.xml'), 'utf8')).to.match(/emulated/);
     });
