@@ -17,7 +17,7 @@ remove() {
   shift 2
   if out=$("$@" 2>&1); then
     printf 'removed %s %s\n' "$kind" "$name"
-  elif [[ "$out" =~ (not\ found|no\ domain\ with|no\ network\ with|no\ storage\ vol) ]]; then
+  elif [[ "$out" =~ (not\ found|failed\ to\ get\ domain|no\ domain\ with|no\ network\ with|no\ storage\ vol) ]]; then
     return 0
   else
     printf 'failed %s %s: %s\n' "$kind" "$name" "$out" >&2

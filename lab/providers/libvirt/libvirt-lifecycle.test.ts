@@ -47,7 +47,9 @@ describe('libvirt: choosing the driver', function () {
       driver: 'kvm',
       reason: 'a KVM probe domain started',
     });
-    expect(works.lines().at(-1)).to.match(/create --autodestroy .*p\.xml$/);
+    expect(works.lines().at(-2)).to.match(/create --autodestroy .*p\.xml$/);
+    // Only once the probe is no longer listed: a lingering one would pass for a leftover of the lab.
+    expect(works.lines().at(-1)).to.match(/list --all --name$/);
     const broken = new RecordingRunner().on(/ create /, {
       exitCode: 1,
       stderr:
@@ -66,6 +68,15 @@ describe('libvirt: choosing the driver', function () {
     expect(await chooseDriver(new Virsh(noKvm, 'u'), 'p', join(dir, 'p.xml'), 'kvm')).to.include({
       driver: 'kvm',
     });
+  });
+
+  it('waits until a probe libvirtd still lists (qemu+ssh closes late) is gone', async function () {
+    let listed = 3;
+    const lingering = new RecordingRunner().on(/list --all --name/, () => ({
+      stdout: listed-- > 0 ? 'hl-a_kvmprobe-hv2\n' : '',
+    }));
+    await chooseDriver(new Virsh(lingering, 'u'), 'hl-a_kvmprobe-hv2', join(dir, 'p.xml'));
+    expect(lingering.lines().filter((l) => l.endsWith('list --all --name'))).to.have.length(4);
   });
 });
 
