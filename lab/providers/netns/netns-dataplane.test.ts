@@ -171,6 +171,28 @@ describe('netns provider: hybrid dataplane with real packets', function () {
         );
       });
 
+      it('a pod re-created on a reused IP answers at once: its MAC follows the IP, so neighbour caches stay right', async () => {
+        const cluster = lab.cluster;
+        const first = await cluster.createPod({ name: 'reuse-1', namespace: NS, node: 'cp1' });
+        // p-cp1 (same bridge) and cp1's cni0 (kept up by the DNS pod) now cache first's MAC.
+        expect((await probe('cp1', 'http', `http://${first}:8080/hostname`)).body).to.equal(
+          'reuse-1',
+        );
+        expect((await probe('lin1', 'http', `http://${first}:8080/hostname`)).body).to.equal(
+          'reuse-1',
+        );
+        await cluster.deletePod('reuse-1', NS);
+        const second = await cluster.createPod({ name: 'reuse-2', namespace: NS, node: 'cp1' });
+        expect(second).to.equal(first);
+        for (const from of ['cp1', 'lin1'])
+          expect(
+            (await probe(from, 'http', `http://${second}:8080/hostname`, '--timeout-ms', '2000'))
+              .body,
+            from,
+          ).to.equal('reuse-2');
+        await cluster.deletePod('reuse-2', NS);
+      });
+
       it('NodePort answers on every node IP from the outside namespace', async () => {
         for (const n of plan.nodes) {
           const outcome = await lab.cluster.probeOutside([

@@ -10,12 +10,22 @@ export interface PodAttachment {
   ip: string;
 }
 
+/**
+ * The pod's MAC from its IP (0a:58 + the four address bytes), as the CNI bridge plugin used to
+ * set it: a reused pod IP keeps its MAC, so neighbour entries other pods and the node still hold
+ * for that IP (the DNS pod's, cni0's where the DNS pod keeps it up) stay right.
+ */
+export function podMac(ip: string): string {
+  const bytes = ip.split('.').map((b) => Number(b).toString(16).padStart(2, '0'));
+  return ['0a', '58', ...bytes].join(':');
+}
+
 /** Node side: a veth into the pod, enslaved to cni0 with hairpin on (pod → own service → itself). */
 export function nodeSideScript(plan: LabPlan, node: PlannedNode, pod: PodAttachment): string[] {
   const veth = podVeth(podOffset(node, pod.ip));
   const mtu = podMtu(plan);
   return [
-    `link add ${veth} mtu ${mtu} type veth peer name eth0 mtu ${mtu} netns ${pod.netns}`,
+    `link add ${veth} mtu ${mtu} type veth peer name eth0 address ${podMac(pod.ip)} mtu ${mtu} netns ${pod.netns}`,
     `link set ${veth} master ${POD_BRIDGE}`,
     `link set ${veth} type bridge_slave hairpin on`,
     `link set ${veth} up`,
