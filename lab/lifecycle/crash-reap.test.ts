@@ -32,6 +32,17 @@ function pidsIn(namespaces: string[]): number[] {
   );
 }
 
+/** Lab workloads (netexec: the external echo, pods), not the short commands the harness runs there. */
+function workloadPids(namespaces: string[]): number[] {
+  return pidsIn(namespaces).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('netexec');
+    } catch {
+      return false;
+    }
+  });
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -74,7 +85,7 @@ describe('kill -9 during lab up, then lab reap (real namespaces)', function () {
     const started = Date.now();
     // Kill once the lab is part-way: the external echo runs (so there are processes to reap)
     // but kube-proxy rules and the cluster DNS, which come after it, are not done.
-    while (pidsIn(labNamespaces()).length === 0 && Date.now() - started < 60_000) {
+    while (workloadPids(labNamespaces()).length === 0 && Date.now() - started < 60_000) {
       await new Promise((r) => setTimeout(r, 10));
     }
     process.kill(-harness.pid!, 'SIGKILL');

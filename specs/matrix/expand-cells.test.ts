@@ -122,6 +122,8 @@ describe('matrix expansion', () => {
     expect(p2p.check).to.deep.equal({
       kind: 'source-ip',
       expect: w.pods.find((p) => p.name === 'netexec-lin1-a')!.ip,
+      // The name must have led to netexec-win1-a itself.
+      peer: w.pods.find((p) => p.name === 'netexec-win1-a')!.ip,
     });
     const nat = cells.find((c) => c.meta.cell === 'outbound-nat/windows/win2/ip')!.probe!(w);
     expect(nat.check).to.deep.equal({ kind: 'source-ip', expect: '192.168.200.14' });
