@@ -4,6 +4,9 @@
 # qemu+ssh:// hypervisor entry) inside the namespace, runs
 # lab/providers/libvirt/libvirt-integration.test.ts there, then removes the namespace and stops
 # every daemon it started. VM traffic never leaves the namespace. Re-runnable; root only.
+# The Debian packages the Linux steps install on a VM are staged first, in this (root) namespace:
+# only here is the mirror reachable, never from the VMs (HL_IT_ARTIFACTS_CACHE: where; default
+# /var/cache/hybrid-lab/libvirt-it-artifacts, reused until stage-debian-packages.sh changes).
 # Then the provider benchmark (HL_LIBVIRT_BENCH=0 skips it) into test-results/bench.json ("libvirt").
 # shellcheck disable=SC2317 # the functions run through step() and the EXIT trap
 set -euo pipefail
@@ -17,7 +20,9 @@ BRIDGE=hlbr0
 LAB_GATEWAY=192.168.200.1/24
 EXTERNAL=198.51.100.1/24
 APT_PACKAGES=(vagrant vagrant-libvirt libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils
-  debootstrap fdisk openssh-server openssh-client dnsmasq-base ebtables iproute2 procps)
+  debootstrap fdisk openssh-server openssh-client dnsmasq-base ebtables iproute2 procps dpkg-dev)
+STAGE_SCRIPT=vagrant/scripts/linux/stage-debian-packages.sh
+ARTIFACTS=${HL_IT_ARTIFACTS_CACHE:-/var/cache/hybrid-lab/libvirt-it-artifacts}
 
 log() { printf '%s libvirt-it: %s\n' "$(date +%T)" "$*"; }
 started_at=$(date +%s)
@@ -114,6 +119,23 @@ refuse_foreign_libvirtd() {
   fi
 }
 
+# The artifact cache's Debian repository, kept until the staging script changes (as the box is
+# until its recipe does); staged aside and renamed, so an interrupted run is never reused.
+stage_artifacts() {
+  local want tmp="$ARTIFACTS.tmp"
+  want=$(sha256sum "$STAGE_SCRIPT" | cut -c1-16)
+  if [ -s "$ARTIFACTS/debian/bookworm/amd64/Packages" ] && [ "$(cat "$ARTIFACTS/.staged-by" 2>/dev/null)" = "$want" ]; then
+    log "reusing the Debian packages in $ARTIFACTS"
+    return 0
+  fi
+  rm -rf "$tmp"
+  apt-get update -qq
+  bash "$STAGE_SCRIPT" "$tmp"
+  echo "$want" >"$tmp/.staged-by"
+  rm -rf "$ARTIFACTS"
+  mv "$tmp" "$ARTIFACTS"
+}
+
 setup_namespace() {
   work=$(mktemp -d /tmp/hlci-virt.XXXXXX)
   ip netns add "$NS"
@@ -168,7 +190,7 @@ run_test() {
   set +e
   in_ns env HL_LIBVIRT_IT=1 CI=true LAB_HOME="$work/lab" RESULTS_DIR="$PWD/test-results/libvirt" \
     HL_IT_BRIDGE="$BRIDGE" HL_IT_SSH_URI="qemu+ssh://root@127.0.0.1:$SSH_PORT/system?keyfile=$work/id_ed25519" \
-    npx mocha --import=tsx --timeout 0 lab/providers/libvirt/libvirt-integration.test.ts
+    HL_IT_ARTIFACTS="$ARTIFACTS" npx mocha --import=tsx --timeout 0 lab/providers/libvirt/libvirt-integration.test.ts
   test_rc=$?
   set -e
   local dir
@@ -202,12 +224,13 @@ main() {
   step packages install_packages
   refuse_foreign_libvirtd
   step box bash vagrant/boxes/debian/build.sh
+  step artifacts stage_artifacts
   step namespace setup_namespace
   step daemons start_daemons
   test_rc=1
   step test run_test
   if [ "$test_rc" -eq 0 ] && [ "${HL_LIBVIRT_BENCH:-1}" = 1 ]; then step bench run_bench; fi
-  log "timings (s): packages ${took[packages]}, box ${took[box]}, daemons ${took[daemons]}, test ${took[test]}, bench ${took[bench]:-skipped} (up, suite, down, kill+reap: test-results/libvirt/libvirt-timings.json)"
+  log "timings (s): packages ${took[packages]}, box ${took[box]}, artifacts ${took[artifacts]}, daemons ${took[daemons]}, test ${took[test]}, bench ${took[bench]:-skipped} (up, suite, down, kill+reap: test-results/libvirt/libvirt-timings.json)"
   exit "$test_rc"
 }
 

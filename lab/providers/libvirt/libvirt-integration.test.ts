@@ -1,7 +1,8 @@
 /**
  * Issue 5 end to end on real VMs (QEMU): the libvirt-emulated preset on two hypervisor entries
- * (qemu:///system and qemu+ssh://), the conformance suite on it, `lab down` leaving nothing,
- * and `lab reap` after the harness was killed during `up`. Runs inside the namespace
+ * (qemu:///system and qemu+ssh://), the conformance suite on it, the Linux node steps twice on
+ * one VM from the artifact cache (the VMs have no way out), `lab down` leaving nothing, and
+ * `lab reap` after the harness was killed during `up`. Runs inside the namespace
  * ci/libvirt-integration.sh sets up; skips with the reason anywhere else.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,9 @@ import { expect } from 'chai';
 import { ExecaRunner } from '../../exec/execa-runner.ts';
 import { processAlive } from '../../exec/process-alive.ts';
 import { silentLogger } from '../../log/logger.ts';
+import { componentVersions } from '../../provision/component-versions.ts';
+import { LinuxStepsCheck, writeStandInImages } from '../../provision/linux-steps-check.ts';
+import { kubeadmPlan } from '../../provision/provision-test-support.ts';
 import { labProcesses } from './lab-processes.ts';
 import {
   REPO,
@@ -17,6 +21,7 @@ import {
   itEnvironment,
   itSpec,
   lab,
+  labTarget,
   labUpInBackground,
   leftovers,
   virshMentions,
@@ -37,6 +42,12 @@ async function timed<T>(key: string, run: () => Promise<T>): Promise<T> {
     timings[key] = Math.round((performance.now() - began) / 100) / 10;
   }
 }
+
+/** What a VM without a way out fails at: a name of Debian's mirror, a connection to the internet. */
+const NO_WAY_OUT = {
+  'resolving deb.debian.org': 'getent hosts deb.debian.org',
+  'connecting to 1.1.1.1:443': 'timeout 10 bash -c "exec 3<>/dev/tcp/1.1.1.1/443"',
+};
 
 function ok(result: { exitCode: number; stdout: string; stderr: string }, what: string): void {
   expect(result.exitCode, `${what} failed:\n${result.stdout}\n${result.stderr}`).to.equal(0);
@@ -142,6 +153,42 @@ function suite(environment: ItEnvironment): void {
       ok(suite, 'npm test');
       expect(report.totals.passed).to.be.greaterThan(20);
       expect(readFileSync(join(results, 'junit_01.xml'), 'utf8')).to.match(/emulated/);
+    });
+
+    it('runs the Linux node steps twice on lin1 from the artifact cache, no way out; Kubernetes stops at "artifact missing"', async function () {
+      const cache = env().artifacts;
+      if (cache === undefined) {
+        process.stdout.write(
+          '      skipped: HL_IT_ARTIFACTS is not set (ci/libvirt-integration.sh stages the Debian packages there)\n',
+        );
+        this.skip();
+      }
+      // A kubeadm plan whose node names are the emulated lab's: lin1 is the same VM in both.
+      const plan = kubeadmPlan({ windows: false });
+      await writeStandInImages(runner, cache, componentVersions(plan));
+      const check = new LinuxStepsCheck({
+        runner,
+        plan,
+        target: labTarget(env(), 'libvirt-emulated', plan, 'lin1'),
+        cache,
+        stateDir: join(env().labHome, 'linux-steps'),
+        // The emulated dataplane's pods keep running in the VM and write their own state.
+        volatile: ['/var/lib/hybrid-lab'],
+      });
+      for (const [what, probe] of Object.entries(NO_WAY_OUT)) {
+        const result = await check.root(probe, false);
+        expect(result.exitCode, `${what} from lin1:\n${result.stdout}`).to.not.equal(0);
+      }
+      try {
+        await check.firstRun();
+        await check.secondRun();
+        await check.kubernetesStops();
+      } catch (error) {
+        process.stdout.write(`${check.logTail()}\n`);
+        throw error;
+      } finally {
+        for (const [key, s] of Object.entries(check.seconds)) timings[`linuxSteps.${key}`] = s;
+      }
     });
 
     it('goes down leaving no domain, network, volume or process of the lab', async function () {

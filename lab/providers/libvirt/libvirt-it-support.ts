@@ -7,8 +7,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import type { CommandRunner, RunResult } from '../../exec/command-runner.ts';
+import type { LabPlan } from '../../plan/lab-plan.ts';
+import { targetsFromSshConfig } from '../../provision/ssh-config.ts';
+import type { ProvisionTarget } from '../../provision/ssh-node-shell.ts';
 import { registeredProviders } from '../registry.ts';
 import { labProcesses } from './lab-processes.ts';
+import { libvirtDir } from './libvirt-names.ts';
+import { LibvirtStateStore } from './libvirt-state.ts';
 import { Virsh, type LabResource } from './virsh.ts';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -23,6 +28,8 @@ export interface ItEnvironment {
   /** The `.lab` folder the test's labs live in. */
   labHome: string;
   resultsDir: string;
+  /** The artifact cache staged on the host (HL_IT_ARTIFACTS), if any: Debian packages. */
+  artifacts?: string;
 }
 
 /** Why the test cannot run here, or the environment it runs in. */
@@ -42,6 +49,7 @@ export function itEnvironment(env = process.env): ItEnvironment | string {
     bridge: env.HL_IT_BRIDGE!,
     labHome: env.LAB_HOME!,
     resultsDir: env.RESULTS_DIR!,
+    ...((env.HL_IT_ARTIFACTS ?? '') === '' ? {} : { artifacts: env.HL_IT_ARTIFACTS! }),
   };
 }
 
@@ -66,6 +74,21 @@ export function itSpec(it: ItEnvironment, name: string, nodes?: number): string 
   const file = join(it.labHome, `${name}.yaml`);
   writeFileSync(file, stringify(spec));
   return file;
+}
+
+/** How the provisioner reaches `node` of the running lab `name` (its ssh_config), for `plan`. */
+export function labTarget(
+  it: ItEnvironment,
+  name: string,
+  plan: LabPlan,
+  node: string,
+): ProvisionTarget {
+  const state = new LibvirtStateStore(libvirtDir(join(it.labHome, name))).read();
+  const target = targetsFromSshConfig(readFileSync(state.sshConfig, 'utf8'), plan).find(
+    (t) => t.node === node,
+  );
+  if (target === undefined) throw new Error(`${node} is not a node of plan ${plan.name}`);
+  return target;
 }
 
 /** `lab ARGS...` as a user runs it (npm run lab), output captured. */
