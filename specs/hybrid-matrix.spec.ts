@@ -49,6 +49,21 @@ const suiteTitle =
     : `hybrid matrix on ${driver.info.lab} (${driver.info.provider}${driver.info.emulated ? ', EMULATED' : ''})`;
 let runner: CellRunner | undefined;
 
+// Interrupted (Ctrl-C, a CI timeout's SIGTERM): the reporter writes the results, then the run's
+// workloads are removed before the process dies of the signal. While this listener is
+// registered the reporter leaves the re-raise to it.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  const onSignal = (): void => {
+    const die = (): void => {
+      process.off(signal, onSignal);
+      process.kill(process.pid, signal);
+    };
+    const bounded = new Promise((resolve) => setTimeout(resolve, 60_000).unref());
+    void Promise.race([driver?.cleanup(), bounded]).then(die, die);
+  };
+  process.on(signal, onSignal);
+}
+
 describe(suiteTitle, function () {
   before('infrastructure: lab ready and workloads deployed', async function () {
     this.timeout(Number(process.env.DEPLOY_TIMEOUT_MS ?? 300_000));

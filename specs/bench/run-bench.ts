@@ -14,6 +14,7 @@ import type { Logger } from '../../lab/log/logger.ts';
 import { PlainProgress } from '../../lab/log/progress.ts';
 import { NetnsStartedLab } from '../../lab/providers/netns/netns-started-lab.ts';
 import { validateSpec } from '../../lab/spec/load-spec.ts';
+import { SUITE_COMMAND } from '../selftest/suite-process.ts';
 import { expandShorthand } from '../../lab/spec/shorthand.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
 
@@ -49,7 +50,8 @@ function suiteRun(concurrency: number) {
   const results = join(home, `results-c${concurrency}`);
   mkdirSync(results, { recursive: true });
   const started = performance.now();
-  const run = spawnSync('node_modules/.bin/mocha', ['--config', '.mocharc.suite.json'], {
+  const [command, ...args] = SUITE_COMMAND;
+  const run = spawnSync(command, args, {
     env: { ...env, LAB: 'benchsuite', CONCURRENCY: String(concurrency), RESULTS_DIR: results },
     encoding: 'utf8',
   });

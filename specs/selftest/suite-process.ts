@@ -10,8 +10,19 @@ import { RESULT_FILES } from '../report/write-report.ts';
 /** The repository root, where `.mocharc.suite.json` lives. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The command users run (`npm test` runs the same mocha config). */
-export const SUITE_COMMAND = ['npx', 'mocha', '--config', '.mocharc.suite.json'] as const;
+/**
+ * What `npm test` runs. tsx is loaded by node itself, not by mocha's config: with a node flag in
+ * its config mocha re-spawns itself and a SIGTERM to it would orphan the run instead of letting
+ * the run write its results and remove its workloads.
+ */
+export const SUITE_COMMAND = [
+  'node',
+  '--import',
+  'tsx',
+  'node_modules/mocha/bin/mocha.js',
+  '--config',
+  '.mocharc.suite.json',
+] as const;
 
 export interface SuiteRun {
   resultsDir: string;

@@ -7,7 +7,7 @@ import { silentLogger } from '../../log/logger.ts';
 import { PlainProgress } from '../../log/progress.ts';
 import { planLab } from '../../plan/plan-lab.ts';
 import { validateSpec } from '../../spec/load-spec.ts';
-import { ExistingProvider, type NodeLister } from './existing-provider.ts';
+import { ExistingProvider, type NodeLister, type RunNamespaces } from './existing-provider.ts';
 
 const KUBECONFIG = `apiVersion: v1
 kind: Config
@@ -50,13 +50,43 @@ describe('ExistingProvider (unit; the node list is a fake of the API)', () => {
         { name: 'cp1', ready: true, detail: 'linux' },
         { name: 'win1', ready: false, detail: 'windows' },
       ]);
-    const provider = new ExistingProvider(context, lister);
+    const provider = new ExistingProvider(context, lister, { KUBECONFIG: join(dir, 'absent') });
     const lab = await provider.up(planFor(file));
     const status = await lab.status();
     expect(status).to.include({ provider: 'existing', emulated: false, ready: false });
     expect(status.nodes.map((n) => n.name)).to.deep.equal(['cp1', 'win1']);
-    expect(await provider.reap()).to.deep.equal([]);
+    expect(await provider.reap()).to.deep.equal([]); // no default kubeconfig: nothing to sweep
     expect(() => lab.nodeShell('cp1')).to.throw(/no shell/);
+  });
+
+  it('reap deletes the suite namespaces a killed run left, only those of the lab asked for', async () => {
+    const file = join(dir, 'reap');
+    writeFileSync(file, KUBECONFIG);
+    const removed: string[] = [];
+    const namespaces: RunNamespaces = {
+      list: (path) => {
+        expect(path).to.equal(file);
+        return Promise.resolve([
+          { name: 'hybrid-lab-20261122-aaaaaa', lab: 'prod' },
+          { name: 'hybrid-lab-20261122-bbbbbb', lab: 'other' },
+        ]);
+      },
+      remove: (_path, name) => Promise.resolve(void removed.push(name)),
+    };
+    const provider = new ExistingProvider(context, undefined, { KUBECONFIG: file }, namespaces);
+    expect(await provider.listLabIds()).to.deep.equal(['hl-prod', 'hl-other']);
+    expect(await provider.reap('hl-prod')).to.deep.equal(['namespace hybrid-lab-20261122-aaaaaa']);
+    expect(removed).to.deep.equal(['hybrid-lab-20261122-aaaaaa']);
+    const unreachable = new ExistingProvider(
+      context,
+      undefined,
+      { KUBECONFIG: file },
+      {
+        list: () => Promise.reject(new Error('ECONNREFUSED')),
+        remove: () => Promise.reject(new Error('not called')),
+      },
+    );
+    expect(await unreachable.reap()).to.deep.equal([]);
   });
 
   it('turns an unreachable API into a not-ready status with the error', async () => {

@@ -36,9 +36,44 @@ export const listNodesWithClient: NodeLister = async (path) => {
   });
 };
 
-/** The kubeconfig the lab uses: the spec's, else $KUBECONFIG's first entry, else ~/.kube/config. */
+/** The suite's per-run namespaces on a cluster (label `hybrid-lab/lab`); a fake in unit tests. */
+export interface RunNamespaces {
+  /** Every namespace carrying the label, with its value (the lab name). */
+  list(kubeconfigPath: string): Promise<{ name: string; lab: string }[]>;
+  remove(kubeconfigPath: string, name: string): Promise<void>;
+}
+
+const LAB_LABEL = 'hybrid-lab/lab';
+
+export const runNamespacesWithClient: RunNamespaces = {
+  async list(path) {
+    const { CoreV1Api, KubeConfig } = await import('@kubernetes/client-node');
+    const config = new KubeConfig();
+    config.loadFromFile(path);
+    const list = await config
+      .makeApiClient(CoreV1Api)
+      .listNamespace({ labelSelector: LAB_LABEL, timeoutSeconds: 20 });
+    return list.items.map((ns) => ({
+      name: ns.metadata?.name ?? '',
+      lab: ns.metadata?.labels?.[LAB_LABEL] ?? '',
+    }));
+  },
+  async remove(path, name) {
+    const { CoreV1Api, KubeConfig } = await import('@kubernetes/client-node');
+    const config = new KubeConfig();
+    config.loadFromFile(path);
+    await config.makeApiClient(CoreV1Api).deleteNamespace({ name });
+  },
+};
+
+/** $KUBECONFIG's first entry, else ~/.kube/config. */
+function defaultKubeconfig(env: NodeJS.ProcessEnv): string {
+  return env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config');
+}
+
+/** The kubeconfig the lab uses: the spec's, else the default one. */
 export function kubeconfigPath(plan: LabPlan, env: NodeJS.ProcessEnv = process.env): string {
-  return plan.kubeconfig ?? env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config');
+  return plan.kubeconfig ?? defaultKubeconfig(env);
 }
 
 export class ExistingProvider implements LabProvider {
@@ -48,6 +83,7 @@ export class ExistingProvider implements LabProvider {
     private readonly context: ProviderContext,
     private readonly listNodes: NodeLister = listNodesWithClient,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly runNamespaces: RunNamespaces = runNamespacesWithClient,
   ) {}
 
   preflight(plan: LabPlan): Promise<PreflightProblem[]> {
@@ -103,12 +139,41 @@ export class ExistingProvider implements LabProvider {
     return this.up(plan);
   }
 
-  reap(): Promise<string[]> {
-    return Promise.resolve([]);
+  /** Deletes suite namespaces a killed run left (the cluster itself is never touched). */
+  async reap(labId?: string): Promise<string[]> {
+    const { path, found } = await this.#runNamespaces();
+    const removed: string[] = [];
+    for (const ns of found.filter((n) => labId === undefined || `hl-${n.lab}` === labId)) {
+      await this.runNamespaces.remove(path, ns.name);
+      this.context.log.info({ provider: this.name, namespace: ns.name }, 'reaped suite namespace');
+      removed.push(`namespace ${ns.name}`);
+    }
+    return removed;
   }
 
-  listLabIds(): Promise<string[]> {
-    return Promise.resolve([]);
+  async listLabIds(): Promise<string[]> {
+    const { found } = await this.#runNamespaces();
+    return [...new Set(found.map((n) => `hl-${n.lab}`))];
+  }
+
+  /** Run namespaces on the kubeconfig's cluster; none when there is no kubeconfig or no answer. */
+  async #runNamespaces(): Promise<{ path: string; found: { name: string; lab: string }[] }> {
+    const path = defaultKubeconfig(this.env);
+    try {
+      accessSync(path, constants.R_OK);
+    } catch {
+      return { path, found: [] };
+    }
+    try {
+      return { path, found: await this.runNamespaces.list(path) };
+    } catch (error) {
+      // A kubeconfig for an unreachable cluster must not make `lab reap` of other labs fail.
+      this.context.log.warn(
+        { provider: this.name, kubeconfig: path, err: error },
+        'cannot list suite namespaces',
+      );
+      return { path, found: [] };
+    }
   }
 }
 

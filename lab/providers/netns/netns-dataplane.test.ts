@@ -173,7 +173,12 @@ describe('netns provider: hybrid dataplane with real packets', function () {
 
       it('a pod re-created on a reused IP answers at once: its MAC follows the IP, so neighbour caches stay right', async () => {
         const cluster = lab.cluster;
-        const first = await cluster.createPod({ name: 'reuse-1', namespace: NS, node: 'cp1' });
+        const first = await cluster.createPod({
+          name: 'reuse-1',
+          namespace: NS,
+          node: 'cp1',
+          labels: {},
+        });
         // p-cp1 (same bridge) and cp1's cni0 (kept up by the DNS pod) now cache first's MAC.
         expect((await probe('cp1', 'http', `http://${first}:8080/hostname`)).body).to.equal(
           'reuse-1',
@@ -182,7 +187,12 @@ describe('netns provider: hybrid dataplane with real packets', function () {
           'reuse-1',
         );
         await cluster.deletePod('reuse-1', NS);
-        const second = await cluster.createPod({ name: 'reuse-2', namespace: NS, node: 'cp1' });
+        const second = await cluster.createPod({
+          name: 'reuse-2',
+          namespace: NS,
+          node: 'cp1',
+          labels: {},
+        });
         expect(second).to.equal(first);
         for (const from of ['cp1', 'lin1'])
           expect(
