@@ -224,6 +224,9 @@ if ! npx --no-install tsx ci/tools/periodic-facts.ts plan "$WORK/plan.json" >"$W
   infra "cannot read the plan's facts"
 fi
 export LAB=$LAB_NAME
+# kubeadm labs: the suite keeps its namespace so the collector can describe the probe pods; the
+# namespace goes with the VMs at `lab down`.
+if [ "$LAB_CLUSTER" = kubeadm ]; then export HYBRID_KEEP_RUN_NAMESPACE=1; fi
 # Only the collectors use kubectl: its absence must not fail the run, nor go unnoticed.
 if [ "$LAB_CLUSTER" = kubeadm ] && ! command -v kubectl >/dev/null; then
   log "WARNING: kubectl is not installed: no Kubernetes artifacts (nodes, cluster-info dump, probe pods) will be collected for kubeadm lab $LAB_NAME"

@@ -179,6 +179,19 @@ describe('KubernetesDriver (unit; recorded fake of the API, no cluster)', () => 
     expect(core.calls).to.include('deleteNamespace hybrid-lab-r3');
   });
 
+  it('keeps the run namespace for the nightly collector when asked, still stopping the echo', async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    const driver = await KubernetesDriver.open(kubeconfig, facts, {
+      ...options,
+      env: { ...options.env, HYBRID_KEEP_RUN_NAMESPACE: '1' },
+    });
+    const workloads = await driver.deploy('r6', podNames(driver.nodes));
+    const echoProbe = { kind: 'tcp' as const, host: '127.0.0.1', port: workloads.external.port };
+    await driver.cleanup();
+    expect(core.calls.filter((c) => c.startsWith('deleteNamespace'))).to.deep.equal([]);
+    expect((await driver.probeFromOutside(echoProbe, 1000)).result).to.equal('refused');
+  });
+
   it('cleanup stops the echo even when the namespace wait times out, then finishes on a retry', async () => {
     const { kubeconfig, facts, core, options } = driverFixture();
     const driver = await KubernetesDriver.open(kubeconfig, facts, {

@@ -119,7 +119,11 @@ export class SuiteDeployment implements AsyncDisposable {
         log.error({ err: error, step: what }, 'cleanup step failed');
       }
     };
-    if (this.#namespaceCreated) {
+    // The nightly job describes the probe pods before it destroys the lab; it asks to keep them.
+    const keep = this.settings.env.HYBRID_KEEP_RUN_NAMESPACE === '1';
+    if (this.#namespaceCreated && keep) {
+      log.info({ namespace }, 'run namespace kept (HYBRID_KEEP_RUN_NAMESPACE=1)');
+    } else if (this.#namespaceCreated) {
       await step(`delete namespace ${namespace}`, async () => {
         try {
           await this.core.deleteNamespace({ name: namespace });
