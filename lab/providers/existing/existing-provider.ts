@@ -19,11 +19,7 @@ import type {
 export type NodeLister = (kubeconfigPath: string) => Promise<NodeStatus[]>;
 
 export const listNodesWithClient: NodeLister = async (path) => {
-  // Loaded on use: the client costs over a second of start-up that other providers never need.
-  const { CoreV1Api, KubeConfig } = await import('@kubernetes/client-node');
-  const config = new KubeConfig();
-  config.loadFromFile(path);
-  const nodes = await config.makeApiClient(CoreV1Api).listNode();
+  const nodes = await (await coreApi(path)).listNode();
   return nodes.items.map((node) => {
     const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
     const os = node.metadata?.labels?.['kubernetes.io/os'] ?? 'unknown-os';
@@ -45,24 +41,26 @@ export interface RunNamespaces {
 
 const LAB_LABEL = 'hybrid-lab/lab';
 
+/** The core API of the kubeconfig's cluster; the client is loaded on use (it costs over a second). */
+async function coreApi(path: string) {
+  const { CoreV1Api, KubeConfig } = await import('@kubernetes/client-node');
+  const config = new KubeConfig();
+  config.loadFromFile(path);
+  return config.makeApiClient(CoreV1Api);
+}
+
 export const runNamespacesWithClient: RunNamespaces = {
   async list(path) {
-    const { CoreV1Api, KubeConfig } = await import('@kubernetes/client-node');
-    const config = new KubeConfig();
-    config.loadFromFile(path);
-    const list = await config
-      .makeApiClient(CoreV1Api)
-      .listNamespace({ labelSelector: LAB_LABEL, timeoutSeconds: 20 });
+    const list = await (
+      await coreApi(path)
+    ).listNamespace({ labelSelector: LAB_LABEL, timeoutSeconds: 20 });
     return list.items.map((ns) => ({
       name: ns.metadata?.name ?? '',
       lab: ns.metadata?.labels?.[LAB_LABEL] ?? '',
     }));
   },
   async remove(path, name) {
-    const { CoreV1Api, KubeConfig } = await import('@kubernetes/client-node');
-    const config = new KubeConfig();
-    config.loadFromFile(path);
-    await config.makeApiClient(CoreV1Api).deleteNamespace({ name });
+    await (await coreApi(path)).deleteNamespace({ name });
   },
 };
 
