@@ -57,23 +57,12 @@ export async function chooseDriver(
     check: false,
     timeoutMs: 60_000,
   });
-  // Over qemu+ssh:// libvirtd sees virsh's connection close a little after virsh exits: until the
-  // probe is gone it would look like a leftover of the lab to the checks that follow.
-  await probeGone(virsh, probeName);
+  // --autodestroy acts when libvirtd notices virsh's connection is gone, which over qemu+ssh://
+  // (or after a timeout) can be late: destroy the transient probe now (no-op when it is gone).
+  await virsh.run(['destroy', probeName], { check: false, timeoutMs: 30_000 });
   if (probe.exitCode === 0) return { driver: 'kvm', reason: 'a KVM probe domain started' };
   return {
     driver: 'qemu',
     reason: `KVM is unusable, using QEMU software emulation: ${firstError(probe.stderr)}`,
   };
-}
-
-/** Waits (up to 30 s) until no domain of that name is listed any more. */
-async function probeGone(virsh: Virsh, name: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const list = await virsh.run(['list', '--all', '--name'], { check: false, timeoutMs: 10_000 });
-    if (!list.stdout.split('\n').some((l) => l.trim() === name)) return;
-    if (Date.now() > deadline) throw new Error(`KVM probe domain ${name} still exists after 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }

@@ -124,11 +124,15 @@ export class LibvirtProvider implements LabProvider {
 
   async #refuseLeftovers(plan: LabPlan): Promise<void> {
     const used = plan.hypervisors.filter((h) => h.nodes.length > 0);
+    // This preflight's own KVM probes are transient and on their way out, not leftovers.
+    const probes = new Set(plan.hypervisors.map((h) => kvmProbeName(plan, h.name)));
     const found = (
       await Promise.all(
         used.map((h) => new Virsh(this.context.runner, h.uri).labResources(plan.id)),
       )
-    ).flat();
+    )
+      .flat()
+      .filter((r) => !(r.kind === 'domain' && probes.has(r.name)));
     if (found.length > 0 || labProcesses(plan.id).length > 0) {
       throw new ProviderError(
         `lab ${plan.id} already has ${found.length > 0 ? found.map((r) => `${r.kind} ${r.name}`).join(', ') : 'running processes'}`,
