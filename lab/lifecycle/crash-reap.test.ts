@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { processAlive } from '../exec/process-alive.ts';
 
 const CLI = ['node_modules/.bin/tsx', 'lab/cli/main.ts'];
 const LAB = 'crash';
@@ -43,14 +44,6 @@ function workloadPids(namespaces: string[]): number[] {
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('kill -9 during lab up, then lab reap (real namespaces)', function () {
   this.timeout(120_000);
@@ -85,7 +78,8 @@ describe('kill -9 during lab up, then lab reap (real namespaces)', function () {
     const started = Date.now();
     // Kill once the lab is part-way: the external echo runs (so there are processes to reap)
     // but kube-proxy rules and the cluster DNS, which come after it, are not done.
-    while (workloadPids(labNamespaces()).length === 0 && Date.now() - started < 60_000) {
+    // One namespace per poll (the outside one, where the echo runs): a slow poll would miss the window.
+    while (workloadPids([`${PREFIX}out`]).length === 0 && Date.now() - started < 60_000) {
       await new Promise((r) => setTimeout(r, 10));
     }
     process.kill(-harness.pid!, 'SIGKILL');
@@ -110,7 +104,8 @@ describe('kill -9 during lab up, then lab reap (real namespaces)', function () {
     expect(reap.status, reap.stderr).to.equal(0);
     expect(reap.stdout).to.match(/reaped \d+ resources/);
     expect(labNamespaces()).to.deep.equal([]);
-    expect(pids.filter(alive)).to.deep.equal([]);
+    // Zombie-aware: a killed workload whose parent died waits for init to reap it.
+    expect(pids.filter(processAlive)).to.deep.equal([]);
     expect(existsSync(join('/etc/netns', `${PREFIX}sw`))).to.equal(false);
   });
 });
