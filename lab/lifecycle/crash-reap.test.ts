@@ -44,7 +44,6 @@ function workloadPids(namespaces: string[]): number[] {
   });
 }
 
-
 describe('kill -9 during lab up, then lab reap (real namespaces)', function () {
   this.timeout(120_000);
   const skip = canRunNetns();
