@@ -65,21 +65,26 @@ export async function rootNetnsSnapshot(runner: CommandRunner): Promise<Record<s
     const result = await runner.run(file, args, { check: false });
     return `${result.exitCode}\n${result.stdout}${result.stderr}`;
   };
-  const [addr, route, link, iptables, nft, forward] = await Promise.all([
+  const [addr, route, route6, rule, link, iptables, nft, sysctls] = await Promise.all([
     read('ip', ['addr']),
-    read('ip', ['route']),
+    read('ip', ['route', 'show', 'table', 'all']),
+    read('ip', ['-6', 'route', 'show', 'table', 'all']),
+    read('ip', ['rule']),
     read('ip', ['link']),
     read('iptables-save', []),
     read('nft', ['list', 'ruleset']),
-    read('sysctl', ['net.ipv4.ip_forward']),
+    // Every IPv4/IPv6 and bridge-netfilter setting the dataplane sets inside its namespaces.
+    read('sh', ['-c', 'sysctl -a 2>/dev/null | grep -E "^net\\.(ipv4|ipv6|bridge)\\." | sort']),
   ]);
   return {
     addr: addr.replace(/^\s*valid_lft.*$/gm, ''),
     route,
+    route6,
+    rule,
     link,
     iptables: iptables.replace(/^#.*$/gm, ''),
     nft,
-    forward,
+    sysctls,
   };
 }
 
