@@ -20,7 +20,7 @@ BRIDGE=hlbr0
 LAB_GATEWAY=192.168.200.1/24
 EXTERNAL=198.51.100.1/24
 APT_PACKAGES=(vagrant vagrant-libvirt libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils
-  debootstrap fdisk openssh-server openssh-client dnsmasq-base ebtables iproute2 procps dpkg-dev)
+  debootstrap fdisk openssh-server openssh-client dnsmasq-base ebtables iproute2 procps dpkg-dev tini)
 STAGE_SCRIPT=vagrant/scripts/linux/stage-debian-packages.sh
 ARTIFACTS=${HL_IT_ARTIFACTS_CACHE:-/var/cache/hybrid-lab/libvirt-it-artifacts}
 
@@ -171,8 +171,10 @@ EOF
 }
 
 start_daemons() {
-  in_ns virtlogd -d
-  in_ns libvirtd -d
+  # Under tini -s, a subreaper: libvirt daemonizes QEMU, and where PID 1 reaps no orphans (as
+  # here) a QEMU that exits stays a zombie that libvirtd waits on, minutes per domain.
+  in_ns setsid tini -s -- virtlogd >"$work/virtlogd.log" 2>&1 &
+  in_ns setsid tini -s -- libvirtd >"$work/libvirtd.log" 2>&1 &
   in_ns /usr/sbin/sshd -f /etc/ssh/sshd_config -E "$work/sshd.log"
   for _ in $(seq 100); do
     in_ns virsh -q -c qemu:///system version >/dev/null 2>&1 && break
