@@ -195,9 +195,11 @@ run_test() {
     HL_IT_ARTIFACTS="$ARTIFACTS" npx mocha --import=tsx --timeout 0 lab/providers/libvirt/libvirt-integration.test.ts
   test_rc=$?
   set -e
-  local dir
+  local dir dest
   for dir in "$work/lab"/*/logs; do
-    [ -d "$dir" ] && cp -r "$dir" "test-results/libvirt/$(basename "$(dirname "$dir")")-logs"
+    [ -d "$dir" ] || continue
+    dest="test-results/libvirt/$(basename "$(dirname "$dir")")-logs"
+    rm -rf "$dest" && cp -r "$dir" "$dest"
   done
 }
 

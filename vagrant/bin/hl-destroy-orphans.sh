@@ -25,16 +25,27 @@ remove() {
   fi
 }
 
+# Stops a domain, retrying: one that is still starting (its client killed mid-`up`) holds its
+# state lock for a while and refuses destroy. Returns at once when it is off or gone.
+stop_domain() {
+  local state
+  for _ in $(seq 90); do
+    state=$(hl_virsh domstate "$1" 2>/dev/null) || return 0
+    [ "$state" = "shut off" ] && return 0
+    hl_virsh destroy "$1" >/dev/null 2>&1 || sleep 1
+  done
+}
+
 resources=$(hl_lab_resources)
 while read -r kind name rest; do
   [ "$kind" = domain ] || continue
-  if [ "$(hl_virsh domstate "$name" 2>/dev/null)" != "shut off" ]; then
-    hl_virsh destroy "$name" >/dev/null 2>&1 || true
-  fi
+  stop_domain "$name"
   for snap in $(hl_virsh snapshot-list "$name" --name 2>/dev/null); do
     hl_virsh snapshot-delete "$name" "$snap" --metadata >/dev/null 2>&1 || true
   done
   remove domain "$name" hl_virsh undefine "$name" --managed-save --snapshots-metadata --nvram
+  # Undefining a domain that came up meanwhile leaves it running as a transient one.
+  stop_domain "$name"
   : "$rest"
 done <<<"$resources"
 # Volumes again: undefine does not remove the disks vagrant-libvirt created.
@@ -47,4 +58,10 @@ while read -r kind name _; do
   hl_virsh net-destroy "$name" >/dev/null 2>&1 || true
   remove network "$name" hl_virsh net-undefine "$name"
 done <<<"$resources"
+# Whatever still carries the lab's id was not removed, whatever the steps above said.
+while read -r kind name _; do
+  [ -n "$kind" ] || continue
+  printf 'failed %s %s: still present\n' "$kind" "$name" >&2
+  failed=1
+done < <(hl_lab_resources)
 exit "$failed"
