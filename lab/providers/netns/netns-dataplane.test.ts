@@ -8,6 +8,8 @@ import { windowsCniConfig } from '../../cni/windows-cni-config.ts';
 import type { CniBackend } from '../../plan/lab-plan.ts';
 import type { ProbeOutcome } from './workload-programs.ts';
 import { fixturePlan } from './fixture-plan.ts';
+import { nodeNamespace } from './names.ts';
+import { macForIp } from './pod-network.ts';
 import { NetnsProvider } from './netns-provider.ts';
 import type { NetnsStartedLab } from './netns-started-lab.ts';
 import {
@@ -201,6 +203,21 @@ describe('netns provider: hybrid dataplane with real packets', function () {
             from,
           ).to.equal('reuse-2');
         await cluster.deletePod('reuse-2', NS);
+        // Ports came and went; the bridge kept the MAC every pod caches for its gateway.
+        const bridge = await context.runner.run('ip', [
+          '-n',
+          nodeNamespace(plan.prefix, 'cp1'),
+          '-j',
+          'link',
+          'show',
+          'cni0',
+        ]);
+        const [cni0] = JSON.parse(bridge.stdout) as { address: string }[];
+        expect(cni0?.address).to.equal(macForIp(node.cp1!.podGateway));
+        expect(
+          (await probe('cp1', 'http', `http://${ip.lin1}:8080/hostname`)).body,
+          'p-cp1 through its gateway',
+        ).to.equal('p-lin1');
       });
 
       it('NodePort answers on every node IP from the outside namespace', async () => {

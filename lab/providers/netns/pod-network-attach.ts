@@ -3,21 +3,11 @@ import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
 import type { NodeShell } from '../lab-provider.ts';
 import { podOffset } from './cluster-objects.ts';
 import { POD_BRIDGE, podVeth } from './names.ts';
-import { podMtu } from './pod-network.ts';
+import { macForIp, podMtu, prefixLength } from './pod-network.ts';
 
 export interface PodAttachment {
   netns: string;
   ip: string;
-}
-
-/**
- * The pod's MAC from its IP (0a:58 + the four address bytes), as the CNI bridge plugin used to
- * set it: a reused pod IP keeps its MAC, so neighbour entries other pods and the node still hold
- * for that IP (the DNS pod's, cni0's where the DNS pod keeps it up) stay right.
- */
-export function podMac(ip: string): string {
-  const bytes = ip.split('.').map((b) => Number(b).toString(16).padStart(2, '0'));
-  return ['0a', '58', ...bytes].join(':');
 }
 
 /** Node side: a veth into the pod, enslaved to cni0 with hairpin on (pod → own service → itself). */
@@ -25,7 +15,7 @@ export function nodeSideScript(plan: LabPlan, node: PlannedNode, pod: PodAttachm
   const veth = podVeth(podOffset(node, pod.ip));
   const mtu = podMtu(plan);
   return [
-    `link add ${veth} mtu ${mtu} type veth peer name eth0 address ${podMac(pod.ip)} mtu ${mtu} netns ${pod.netns}`,
+    `link add ${veth} mtu ${mtu} type veth peer name eth0 address ${macForIp(pod.ip)} mtu ${mtu} netns ${pod.netns}`,
     `link set ${veth} master ${POD_BRIDGE}`,
     `link set ${veth} type bridge_slave hairpin on`,
     `link set ${veth} up`,
@@ -34,11 +24,10 @@ export function nodeSideScript(plan: LabPlan, node: PlannedNode, pod: PodAttachm
 
 /** Pod side: its address out of the node's pod CIDR and a default route via cni0. */
 export function podSideScript(node: PlannedNode, pod: PodAttachment): string[] {
-  const length = node.podCIDR.split('/')[1] ?? '24';
   return [
     'link set lo up',
     'link set eth0 up',
-    `addr add ${pod.ip}/${length} dev eth0`,
+    `addr add ${pod.ip}/${prefixLength(node.podCIDR)} dev eth0`,
     `route add default via ${node.podGateway} dev eth0`,
   ];
 }

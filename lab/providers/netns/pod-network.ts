@@ -4,7 +4,12 @@
  */
 import { nthAddress, parseCidr } from '../../plan/ipv4.ts';
 import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
-import { NODE_NIC, vxlanDevice } from './names.ts';
+import { NODE_NIC, POD_BRIDGE, vxlanDevice } from './names.ts';
+
+/** The prefix length of a CIDR, for `ip addr add ADDRESS/LENGTH`. */
+export function prefixLength(cidr: string): string {
+  return cidr.split('/')[1] ?? '32';
+}
 
 /** VXLAN encapsulation costs 50 bytes; flannel shrinks the pod MTU by as much. */
 export const VXLAN_OVERHEAD = 50;
@@ -54,4 +59,27 @@ export function vxlanFdbScript(plan: LabPlan, node: PlannedNode): string[] {
   return plan.nodes
     .filter((n) => n.name !== node.name)
     .map((r) => `fdb append ${vtepMac(r)} dev ${dev} dst ${r.ip} self permanent`);
+}
+
+/**
+ * A MAC from an IPv4 address (0a:58 + its four bytes), as the CNI bridge plugin used to set pod
+ * MACs: a reused pod IP keeps its MAC, so neighbour entries other pods and the node still hold for
+ * it (the DNS pod's, cni0's where the DNS pod keeps it up) stay right.
+ */
+export function macForIp(ip: string): string {
+  const bytes = ip.split('.').map((b) => Number(b).toString(16).padStart(2, '0'));
+  return ['0a', '58', ...bytes].join(':');
+}
+
+/**
+ * The node's pod bridge with its gateway address. Its MAC is set, not left to the kernel: a
+ * bridge without one takes its lowest port's, and changes it as pods come and go, leaving every
+ * pod's neighbour entry for the gateway pointing nowhere.
+ */
+export function podBridgeScript(plan: LabPlan, node: PlannedNode): string[] {
+  return [
+    `link add ${POD_BRIDGE} address ${macForIp(node.podGateway)} mtu ${podMtu(plan)} type bridge`,
+    `addr add ${node.podGateway}/${prefixLength(node.podCIDR)} dev ${POD_BRIDGE}`,
+    `link set ${POD_BRIDGE} up`,
+  ];
 }

@@ -9,18 +9,13 @@ import type { NodeShell } from '../lab-provider.ts';
 import {
   NODE_NIC,
   OUTSIDE_PORT,
-  POD_BRIDGE,
   SWITCH_BRIDGE,
   nodeNamespace,
   outsideNamespace,
   switchNamespace,
   switchPort,
 } from './names.ts';
-import { podMtu, podNetworkScript, vxlanFdbScript } from './pod-network.ts';
-
-function prefixLength(cidr: string): string {
-  return cidr.split('/')[1] ?? '32';
-}
+import { podBridgeScript, podNetworkScript, prefixLength, vxlanFdbScript } from './pod-network.ts';
 
 /** Every namespace `up` creates before any pod exists, in creation order. */
 export function labNamespaceNames(plan: LabPlan): string[] {
@@ -78,9 +73,7 @@ export function nodeScript(plan: LabPlan, node: PlannedNode): string[] {
     `link set ${NODE_NIC} up`,
     `addr add ${node.ip}/${prefixLength(plan.network.cidr)} dev ${NODE_NIC}`,
     `route add default via ${plan.network.gateway} dev ${NODE_NIC}`,
-    `link add ${POD_BRIDGE} mtu ${podMtu(plan)} type bridge`,
-    `addr add ${node.podGateway}/${prefixLength(node.podCIDR)} dev ${POD_BRIDGE}`,
-    `link set ${POD_BRIDGE} up`,
+    ...podBridgeScript(plan, node),
     ...podNetworkScript(plan, node),
   ];
 }

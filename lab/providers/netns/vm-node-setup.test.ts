@@ -25,7 +25,8 @@ describe('emulated node setup on a VM', function () {
       'addr replace 192.168.200.10/24 dev eth1',
       'route replace 198.51.100.0/24 via 192.168.200.1 dev eth1',
     ]);
-    expect(lines).to.include('link add cni0 mtu 1450 type bridge');
+    // cni0's MAC is set (from its gateway address), or it would follow its ports as pods come and go.
+    expect(lines).to.include('link add cni0 address 0a:58:0a:f4:00:01 mtu 1450 type bridge');
     expect(lines.find((l) => l.includes('type vxlan'))).to.match(
       /local 192\.168\.200\.10 dev eth1 dstport 4789/,
     );

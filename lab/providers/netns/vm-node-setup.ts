@@ -9,8 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { ProviderError } from '../../errors.ts';
 import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
 import type { NodeShell } from '../lab-provider.ts';
-import { POD_BRIDGE } from './names.ts';
-import { podMtu, podNetworkScript, vxlanFdbScript } from './pod-network.ts';
+import { podBridgeScript, podNetworkScript, prefixLength, vxlanFdbScript } from './pod-network.ts';
 import { VM_PATHS } from './shell-pod-runtime.ts';
 import { nodeSysctls } from './topology.ts';
 import { WORKLOAD_FILES, workloadPath } from './workload-programs.ts';
@@ -53,10 +52,6 @@ export function nicWithMac(ipLink: string, mac: string): string | undefined {
   return undefined;
 }
 
-function prefixLength(cidr: string): string {
-  return cidr.split('/')[1] ?? '32';
-}
-
 /** Where the external target lives: routed over the lab NIC so it sees the node's lab address. */
 export function externalRoute(plan: LabPlan): string {
   return plan.external.managed ? plan.external.cidr : `${plan.external.address}/32`;
@@ -68,9 +63,7 @@ export function vmNodeScript(plan: LabPlan, node: PlannedNode, nic: string): str
     `link set ${nic} up`,
     `addr replace ${node.ip}/${prefixLength(plan.network.cidr)} dev ${nic}`,
     `route replace ${externalRoute(plan)} via ${plan.network.gateway} dev ${nic}`,
-    `link add ${POD_BRIDGE} mtu ${podMtu(plan)} type bridge`,
-    `addr add ${node.podGateway}/${prefixLength(node.podCIDR)} dev ${POD_BRIDGE}`,
-    `link set ${POD_BRIDGE} up`,
+    ...podBridgeScript(plan, node),
     ...podNetworkScript(plan, node, nic),
   ];
 }
