@@ -2,7 +2,8 @@
 # Removes everything a hybrid-lab lab owns on one libvirt URI (see hl-lab-resources.sh):
 # stops and undefines its domains (snapshots and NVRAM included), deletes its volumes, stops
 # and undefines its networks. Idempotent; prints "removed <kind> <name>" per resource and
-# exits 1 when something could not be removed (after trying everything).
+# exits 1 when something could not be removed (after trying everything). HL_SWEEP_PAUSE_S
+# (default 5) is the pause between sweeps while something of the lab is still there.
 set -euo pipefail
 # shellcheck source=hl-common.sh
 . "$(dirname "$0")/hl-common.sh"
@@ -36,32 +37,45 @@ stop_domain() {
   done
 }
 
-resources=$(hl_lab_resources)
-while read -r kind name rest; do
-  [ "$kind" = domain ] || continue
-  stop_domain "$name"
-  for snap in $(hl_virsh snapshot-list "$name" --name 2>/dev/null); do
-    hl_virsh snapshot-delete "$name" "$snap" --metadata >/dev/null 2>&1 || true
-  done
-  remove domain "$name" hl_virsh undefine "$name" --managed-save --snapshots-metadata --nvram
-  # Undefining a domain that came up meanwhile leaves it running as a transient one.
-  stop_domain "$name"
-  : "$rest"
-done <<<"$resources"
-# Volumes again: undefine does not remove the disks vagrant-libvirt created.
-while read -r kind pool name _; do
-  [ "$kind" = volume ] || continue
-  remove volume "$pool/$name" hl_virsh vol-delete "$name" --pool "$pool"
-done < <(hl_lab_resources)
-while read -r kind name _; do
-  [ "$kind" = network ] || continue
-  hl_virsh net-destroy "$name" >/dev/null 2>&1 || true
-  remove network "$name" hl_virsh net-undefine "$name"
-done <<<"$resources"
+# One pass over everything the lab owns here: domains, then their volumes, then networks.
+sweep() {
+  local resources kind name pool rest snap
+  resources=$(hl_lab_resources)
+  while read -r kind name rest; do
+    [ "$kind" = domain ] || continue
+    stop_domain "$name"
+    for snap in $(hl_virsh snapshot-list "$name" --name 2>/dev/null); do
+      hl_virsh snapshot-delete "$name" "$snap" --metadata >/dev/null 2>&1 || true
+    done
+    remove domain "$name" hl_virsh undefine "$name" --managed-save --snapshots-metadata --nvram
+    # Undefining a domain that came up meanwhile leaves it running as a transient one.
+    stop_domain "$name"
+    : "$rest"
+  done <<<"$resources"
+  # Volumes again: undefine does not remove the disks vagrant-libvirt created.
+  while read -r kind pool name _; do
+    [ "$kind" = volume ] || continue
+    remove volume "$pool/$name" hl_virsh vol-delete "$name" --pool "$pool"
+  done < <(hl_lab_resources)
+  while read -r kind name _; do
+    [ "$kind" = network ] || continue
+    hl_virsh net-destroy "$name" >/dev/null 2>&1 || true
+    remove network "$name" hl_virsh net-undefine "$name"
+  done <<<"$resources"
+}
+
+# Requests a killed `up` left in flight (over qemu+ssh:// its tunnel outlives it) can still define
+# domains after a pass: sweep until nothing of the lab is left, three passes at most.
+for pass in 1 2 3; do
+  sweep
+  left=$(hl_lab_resources)
+  [ -z "$left" ] && break
+  [ "$pass" -lt 3 ] && sleep "${HL_SWEEP_PAUSE_S:-5}"
+done
 # Whatever still carries the lab's id was not removed, whatever the steps above said.
 while read -r kind name _; do
   [ -n "$kind" ] || continue
   printf 'failed %s %s: still present\n' "$kind" "$name" >&2
   failed=1
-done < <(hl_lab_resources)
+done <<<"$left"
 exit "$failed"
