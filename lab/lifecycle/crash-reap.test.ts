@@ -1,6 +1,6 @@
 /** Integration: a harness killed with SIGKILL in the middle of `lab up` leaves nothing after `lab reap`. */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -56,6 +56,7 @@ describe('kill -9 during lab up, then lab reap (real namespaces)', function () {
 
   after(() => {
     spawnSync(CLI[0]!, [...CLI.slice(1), 'reap', '--lab', LAB], { env });
+    rmSync(home, { recursive: true, force: true });
   });
 
   it('leaves 0 namespaces and 0 processes', async () => {
