@@ -25,17 +25,20 @@ function runMocha(
   resultsDir: string,
   onStdout?: (text: string, pid: number) => void,
 ): Promise<Child> {
+  // In one process, as `npm test` runs it: given a node flag, mocha re-spawns itself and its
+  // wrapper turns one SIGINT into SIGINT + SIGTERM, so the run could report either signal.
   const args = [
-    'mocha',
+    '--import',
+    'tsx',
+    'node_modules/mocha/bin/mocha.js',
     '--no-config',
     '--no-package',
     '--no-color',
-    '--import=tsx',
     '--reporter',
     REPORTER,
     fixture,
   ];
-  const child = spawn('npx', args, {
+  const child = spawn(process.execPath, args, {
     cwd: REPO,
     env: { ...process.env, RESULTS_DIR: resultsDir },
     detached: true,
