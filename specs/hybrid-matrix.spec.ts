@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { LabDriver } from './drivers/lab-driver.ts';
 import { openDriver } from './drivers/open-driver.ts';
-import { CellRunner } from './engine/cell-runner.ts';
+import { CellRunner, DEFAULT_PROBE_TIMEOUT_MS } from './engine/cell-runner.ts';
 import { expectationFor, loadProfile } from './engine/profile.ts';
 import { CELL_META, CELL_RESULT, LAB_READY_CELL, type CellResult } from './engine/results.ts';
 import { selectionFromArgv } from './engine/selection.ts';
@@ -15,7 +15,7 @@ const profile = loadProfile(process.env.PROFILE ?? 'strict');
 const serial = process.argv.includes('--serial');
 const settings = {
   concurrency: serial ? 1 : positiveInt('CONCURRENCY', 8),
-  timeoutMs: positiveInt('PROBE_TIMEOUT_MS', 3000),
+  timeoutMs: positiveInt('PROBE_TIMEOUT_MS', DEFAULT_PROBE_TIMEOUT_MS),
   retries: 2,
 };
 const runId = `${new Date().toISOString().slice(0, 10).replace(/-/g, '')}-${randomBytes(3).toString('hex')}`;

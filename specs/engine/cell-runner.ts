@@ -5,6 +5,9 @@ import { judgeReply, verdictOf } from './judge.ts';
 import type { Expectation } from './profile.ts';
 import { Outcome, type CellResult } from './results.ts';
 
+/** Connect / probe timeout when PROBE_TIMEOUT_MS is not set. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 3000;
+
 export interface RunnerSettings {
   /** Probes in flight at once (CONCURRENCY, default 8). */
   concurrency: number;

@@ -9,6 +9,7 @@ import { ExecaRunner } from '../../lab/exec/execa-runner.ts';
 import { openFaultSession } from '../../lab/faults/open-fault-session.ts';
 import { fileLogger } from '../../lab/log/logger.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
+import { DEFAULT_PROBE_TIMEOUT_MS } from '../engine/cell-runner.ts';
 import { resultsDir } from '../report/write-report.ts';
 import { runSelftest } from './selftest-runner.ts';
 import { writeSelftest } from './selftest-report.ts';
@@ -40,7 +41,7 @@ async function main(): Promise<number> {
     ...(faults === undefined ? {} : { faults }),
     say,
     // One probe attempt: the connect timeout plus what a probe needs to start and answer.
-    attemptLimitMs: Number(process.env.PROBE_TIMEOUT_MS ?? 3000) + 2000,
+    attemptLimitMs: Number(process.env.PROBE_TIMEOUT_MS ?? DEFAULT_PROBE_TIMEOUT_MS) + 2000,
     suite: (resultsDir) =>
       runSuite(runner, resultsDir, { lab, labHome, timeoutMs: SUITE_TIMEOUT_MS }),
   });
