@@ -11,13 +11,14 @@ set -euo pipefail
 [ $# -eq 2 ] || hl_usage "URI LAB-ID|--all"
 hl_init "$1" "$2"
 
-failed=0
+failed=0 removed=0
 # Runs a removal step; a resource that vanished meanwhile is not a failure.
 remove() {
   local kind=$1 name=$2 out
   shift 2
   if out=$("$@" 2>&1); then
     printf 'removed %s %s\n' "$kind" "$name"
+    removed=1
   elif [[ "$out" =~ (not\ found|failed\ to\ get\ domain|no\ domain\ with|no\ network\ with|no\ storage\ vol) ]]; then
     return 0
   else
@@ -65,10 +66,16 @@ sweep() {
 }
 
 # Requests a killed `up` left in flight (over qemu+ssh:// its tunnel outlives it) can still define
-# domains after a pass: sweep until nothing of the lab is left, three passes at most.
+# domains after a pass: once something was removed, the lab must stay empty for a pause, else it
+# is swept again; three passes at most.
 for pass in 1 2 3; do
+  removed=0
   sweep
   left=$(hl_lab_resources)
+  if [ -z "$left" ] && [ "$removed" -eq 1 ]; then
+    sleep "${HL_SWEEP_PAUSE_S:-5}"
+    left=$(hl_lab_resources)
+  fi
   [ -z "$left" ] && break
   [ "$pass" -lt 3 ] && sleep "${HL_SWEEP_PAUSE_S:-5}"
 done
