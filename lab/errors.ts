@@ -32,6 +32,8 @@ export class LabSpecError extends LabError {
 /** An external command failed or timed out. */
 export class CommandError extends LabError {
   override readonly name = 'CommandError';
+  /** The node the command ran on, when it ran on one. */
+  readonly node: string | undefined;
   constructor(
     readonly command: string,
     readonly exitCode: number,
@@ -43,6 +45,16 @@ export class CommandError extends LabError {
     const what = timedOut ? 'timed out' : `exited ${exitCode}`;
     const tail = output.trim().split('\n').slice(-15).join('\n');
     super(`command${where} ${what}: ${command}${tail === '' ? '' : `\n${tail}`}`, options);
+    this.node = options?.node;
+  }
+
+  /** `error` said of `node`: a CommandError gains the node's name, anything else passes through. */
+  static onNode(error: unknown, node: string): unknown {
+    if (!(error instanceof CommandError) || error.node !== undefined) return error;
+    return new CommandError(error.command, error.exitCode, error.output, error.timedOut, {
+      cause: error,
+      node,
+    });
   }
 }
 

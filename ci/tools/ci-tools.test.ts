@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { LabError } from '../../lab/errors.ts';
 import type { RunOptions, RunResult } from '../../lab/exec/command-runner.ts';
 import { planLab } from '../../lab/plan/plan-lab.ts';
-import type { NodeShell } from '../../lab/providers/lab-provider.ts';
+import type { NodeShell } from '../../lab/remote/node-shell.ts';
 import { validateSpec } from '../../lab/spec/load-spec.ts';
 import { expandShorthand } from '../../lab/spec/shorthand.ts';
 import { NODE_COMMANDS, nodeState } from './collect-node-state.ts';

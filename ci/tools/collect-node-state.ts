@@ -11,7 +11,7 @@ import { openProvider } from '../../lab/lifecycle/lab-lifecycle.ts';
 import type { Logger } from '../../lab/log/logger.ts';
 import { PlainProgress } from '../../lab/log/progress.ts';
 import type { NodeOs, PlannedNode } from '../../lab/plan/lab-plan.ts';
-import type { NodeShell } from '../../lab/providers/lab-provider.ts';
+import type { NodeShell } from '../../lab/remote/node-shell.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
 import { isMain, runMain } from './run-main.ts';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fixturePlan } from '../providers/netns/fixture-plan.ts';
+import { fixturePlan } from '../testing/fixture-plan.ts';
 import { flannelNetConf, renderFlannelNetConf } from './flannel-net-conf.ts';
 
 describe('flannelNetConf', () => {

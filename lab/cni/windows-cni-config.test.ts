@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fixturePlan } from '../providers/netns/fixture-plan.ts';
+import { fixturePlan } from '../testing/fixture-plan.ts';
 import { cniDns, outboundNat, windowsCniConfig } from './windows-cni-config.ts';
 
 function windowsNode(plan: ReturnType<typeof fixturePlan>) {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { podDnsConfig } from '../providers/netns/cluster-dns.ts';
+import { podDnsConfig } from '../cluster/dataplane/cluster-dns.ts';
 import { windowsCniConfig } from '../cni/windows-cni-config.ts';
-import { fixturePlan, type FixtureNode } from '../providers/netns/fixture-plan.ts';
+import { fixturePlan, type FixtureNode } from '../testing/fixture-plan.ts';
 import type { LabPlan } from '../plan/lab-plan.ts';
 import { describeSelector } from './cell-selector.ts';
 import { FAULT_CATALOGUE, findFault } from './fault-catalogue.ts';

@@ -1,7 +1,7 @@
 /** The fault catalogue (DESIGN §9): each fault, what it changes and the cells that must fail. */
 import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
-import { NODE_NIC, vxlanDevice } from '../providers/netns/names.ts';
-import { VXLAN_OVERHEAD, podMtu } from '../providers/netns/pod-network.ts';
+import { NODE_NIC, vxlanDevice } from '../cluster/dataplane/names.ts';
+import { VXLAN_OVERHEAD, podMtu } from '../cluster/dataplane/pod-network.ts';
 import { FaultError } from './fault-error.ts';
 import type { FaultDefinition } from './fault-definition.ts';
 import { cutOffImpact, nodeNames, nodePortImpact, searchListImpact } from './impacts.ts';

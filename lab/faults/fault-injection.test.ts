@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { ExecaRunner } from '../exec/execa-runner.ts';
 import { silentLogger } from '../log/logger.ts';
-import type { ProbeOutcome } from '../providers/netns/emulated-cluster.ts';
-import { vxlanDevice } from '../providers/netns/names.ts';
+import type { ProbeOutcome } from '../cluster/emulated-cluster.ts';
+import { vxlanDevice } from '../cluster/dataplane/names.ts';
 import { FAULT_CATALOGUE } from './fault-catalogue.ts';
 import { breakFault, healFaults } from './fault-engine.ts';
 import {
@@ -13,7 +13,7 @@ import {
   startTestLab,
   type TestLab,
   type TestWorkloads,
-} from './fault-test-support.ts';
+} from '../testing/fault-test-lab.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const PROBE_MS = 1000;

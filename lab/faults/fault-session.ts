@@ -1,7 +1,7 @@
 /** What fault injection needs from a lab that is up; built by openFaultSession, or by tests. */
 import type { Logger } from '../log/logger.ts';
 import type { LabPlan } from '../plan/lab-plan.ts';
-import type { NodeShell } from '../providers/lab-provider.ts';
+import type { NodeShell } from '../remote/node-shell.ts';
 import type { FaultRecords } from './fault-records.ts';
 
 /** The parts of the emulated cluster API faults use. */

@@ -6,8 +6,8 @@
  */
 import { windowsCniConfig } from '../cni/windows-cni-config.ts';
 import type { LabPlan, NodeOs, PlannedNode } from '../plan/lab-plan.ts';
-import { podDnsConfig } from '../providers/netns/cluster-dns.ts';
-import { controlPlane } from '../providers/netns/cluster-bootstrap.ts';
+import { podDnsConfig } from '../cluster/dataplane/cluster-dns.ts';
+import { controlPlane } from '../cluster/control/cluster-bootstrap.ts';
 import type { CellSelector } from './cell-selector.ts';
 import type { FaultImpact } from './fault-definition.ts';
 import { editWindowsCni } from './windows-cni-edits.ts';

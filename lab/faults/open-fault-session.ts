@@ -2,9 +2,9 @@
 import { ExecaRunner } from '../exec/execa-runner.ts';
 import { fileLogger } from '../log/logger.ts';
 import { PlainProgress } from '../log/progress.ts';
-import { DnsPodProcess } from '../providers/netns/dns-pod-process.ts';
-import type { EmulatedCluster } from '../providers/netns/emulated-cluster.ts';
-import { forPodLinksGone } from '../providers/netns/pod-links.ts';
+import { DnsPodProcess } from '../cluster/runtime/dns-pod-process.ts';
+import type { EmulatedCluster } from '../cluster/emulated-cluster.ts';
+import { forPodLinksGone } from '../cluster/runtime/pod-links.ts';
 import { createProvider } from '../providers/registry.ts';
 import type { LabStore } from '../state/lab-store.ts';
 import { FaultError } from './fault-error.ts';

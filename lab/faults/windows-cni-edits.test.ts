@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { outboundNat, windowsCniConfig } from '../cni/windows-cni-config.ts';
-import { fixturePlan } from '../providers/netns/fixture-plan.ts';
+import { fixturePlan } from '../testing/fixture-plan.ts';
 import { FaultError } from './fault-error.ts';
 import { editWindowsCni } from './windows-cni-edits.ts';
 

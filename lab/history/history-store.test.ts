@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { HistoryError } from './history-error.ts';
 import { HistoryStore } from './history-store.ts';
-import { run } from './record-fixtures.ts';
+import { run } from '../testing/history-records.ts';
 
 const dirs: string[] = [];
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { run } from './record-fixtures.ts';
+import { run } from '../testing/history-records.ts';
 import { computeTrend } from './trend.ts';
 import { renderTrendHtml } from './trend-html.ts';
 import { renderTrendMarkdown } from './trend-markdown.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { run } from './record-fixtures.ts';
+import { run } from '../testing/history-records.ts';
 import type { RunRecord } from './run-record.ts';
 import { computeTrend, type CellTrend, type SeriesTrend } from './trend.ts';
 

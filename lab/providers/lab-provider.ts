@@ -1,14 +1,9 @@
 /** The one interface every provider (netns, libvirt, existing) implements. */
-import type { CommandRunner, RunOptions, RunResult } from '../exec/command-runner.ts';
+import type { CommandRunner } from '../exec/command-runner.ts';
+import type { NodeShell } from '../remote/node-shell.ts';
 import type { Progress } from '../log/progress.ts';
 import type { Logger } from '../log/logger.ts';
 import type { LabPlan, ProviderName } from '../plan/lab-plan.ts';
-
-/** Runs argv on one node: inside its network namespace, or over SSH on a VM. */
-export interface NodeShell {
-  readonly node: string;
-  exec(argv: readonly string[], options?: RunOptions): Promise<RunResult>;
-}
 
 export interface NodeStatus {
   name: string;

@@ -13,7 +13,7 @@ import {
 } from './artifact-catalogue.ts';
 import { missingArtifacts, parsePackagesIndex } from './artifact-preflight.ts';
 import { componentVersions } from './component-versions.ts';
-import { kubeadmPlan } from './provision-test-support.ts';
+import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
 
 const KUBEADM_IMAGES = [
   'registry.k8s.io/kube-apiserver:v1.30.4',

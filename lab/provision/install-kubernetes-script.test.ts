@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { componentVersions } from './component-versions.ts';
 import { linuxNodeEnv } from './node-config.ts';
 import { SCRIPTS_DIR } from './node-stage.ts';
-import { kubeadmPlan } from './provision-test-support.ts';
+import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
 
 /** Stubs of the three binaries at `version`, answering each invocation like the real ones. */
 function kubernetesStubs(version: { kubeadm: string; kubectl: string; kubelet: string }) {

@@ -8,8 +8,8 @@ import {
 } from './kubeadm-config.ts';
 import { parseKubeadmConfig } from './kubeadm-config-schema.ts';
 import { ProvisionError } from './provision-error.ts';
-import { kubeadmPlan } from './provision-test-support.ts';
-import { expectGolden } from './golden.ts';
+import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
+import { expectGolden } from '../testing/golden.ts';
 
 describe('kubeadm config', () => {
   const plan = kubeadmPlan();

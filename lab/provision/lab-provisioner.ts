@@ -19,7 +19,7 @@ import { NodeLogs } from './node-log.ts';
 import { pushNodeStage, writeNodeStage } from './node-stage.ts';
 import { ProvisionError } from './provision-error.ts';
 import type { ProvisionSettings } from './provision-settings.ts';
-import type { ProvisionTarget } from './ssh-node-shell.ts';
+import type { SshTarget } from '../remote/ssh-node-shell.ts';
 import {
   StepRunner,
   type ProvisionShell,
@@ -37,7 +37,7 @@ export interface ProvisionerDeps {
   versions: ComponentVersions;
   /** `kubeadm config images list` of the chosen version (empty without a cache). */
   kubeadmImages: readonly string[];
-  shells: ReadonlyMap<string, { shell: ProvisionShell; target: ProvisionTarget }>;
+  shells: ReadonlyMap<string, { shell: ProvisionShell; target: SshTarget }>;
   backoffMs?: (attempt: number) => number;
   sshTimeoutMs?: number;
 }

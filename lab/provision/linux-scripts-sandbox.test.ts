@@ -13,9 +13,13 @@ import { expect } from 'chai';
 import { ExecaRunner } from '../exec/execa-runner.ts';
 import { silentLogger } from '../log/logger.ts';
 import { componentVersions } from './component-versions.ts';
-import { DebianSandbox, ensureBookwormRootfs } from './debian-sandbox.ts';
-import { LinuxStepsCheck, stageDebianPackages, writeStandInImages } from './linux-steps-check.ts';
-import { kubeadmPlan } from './provision-test-support.ts';
+import { DebianSandbox, ensureBookwormRootfs } from '../testing/debian-sandbox.ts';
+import {
+  LinuxStepsCheck,
+  stageDebianPackages,
+  writeStandInImages,
+} from '../testing/linux-steps-check.ts';
+import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
 
 const CACHE = process.env.HL_SANDBOX_CACHE ?? '/var/cache/hybrid-lab/sandbox';
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;

@@ -5,8 +5,8 @@ import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
 import { componentVersions } from './component-versions.ts';
 import { SCRIPTS_DIR } from './node-stage.ts';
-import { powerShellChecker } from './powershell-syntax.ts';
-import { kubeadmPlan } from './provision-test-support.ts';
+import { powerShellChecker } from '../testing/powershell-syntax.ts';
+import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
 import { renderManifests } from './render-manifests.ts';
 import {
   linuxBaseSteps,

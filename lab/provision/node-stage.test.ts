@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { outboundNat, windowsCniConfig } from '../cni/windows-cni-config.ts';
 import { componentVersions } from './component-versions.ts';
-import { kubeadmPlan } from './provision-test-support.ts';
+import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
 import { windowsCniFile, writeNodeStage } from './node-stage.ts';
-import { expectGolden } from './golden.ts';
+import { expectGolden } from '../testing/golden.ts';
 
 describe('node stage folders', () => {
   let root: string;

@@ -14,7 +14,7 @@ import { parseKubeadmConfig } from './kubeadm-config-schema.ts';
 import { linuxNodeEnv, windowsNodeJson } from './node-config.ts';
 import type { ArtifactSource } from './provision-settings.ts';
 import { renderManifests } from './render-manifests.ts';
-import type { ProvisionTarget } from './ssh-node-shell.ts';
+import type { SshTarget } from '../remote/ssh-node-shell.ts';
 import { STAGE, type ProvisionShell } from './step-runner.ts';
 
 export const SCRIPTS_DIR = fileURLToPath(new URL('../../vagrant/scripts/', import.meta.url));
@@ -81,7 +81,7 @@ export function writeNodeStage(
 /** Creates the node's stage folder (owned by the SSH user) and copies scripts and config in. */
 export async function pushNodeStage(
   shell: ProvisionShell,
-  target: ProvisionTarget,
+  target: SshTarget,
   os: PlannedNode['os'],
   localDir: string,
 ): Promise<void> {

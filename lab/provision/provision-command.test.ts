@@ -6,7 +6,7 @@ import { serializePlan } from '../plan/plan-lab.ts';
 import { LabStore } from '../state/lab-store.ts';
 import { provisionCommand, provisionPreflight } from './provision-command.ts';
 import { ProvisionError } from './provision-error.ts';
-import { kubeadmPlan } from './provision-test-support.ts';
+import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
 
 describe('lab provision', () => {
   let root: string;

@@ -2,15 +2,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { RecordingRunner, type RecordedCall } from '../exec/recording-runner.ts';
+import { RecordingRunner, type RecordedCall } from '../testing/recording-runner.ts';
 import { fileLogger } from '../log/logger.ts';
 import { PlainProgress } from '../log/progress.ts';
 import type { LabPlan } from '../plan/lab-plan.ts';
-import { TESTDATA } from './golden.ts';
+import { TESTDATA } from '../testing/golden.ts';
 import { ProvisionError } from './provision-error.ts';
 import { kubeadmPreflight, provision, type ProvisionOptions } from './provision-lab.ts';
 import { provisionSettingsOf } from './provision-settings.ts';
-import { kubeadmPlan } from './provision-test-support.ts';
+import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
 import { targetsFromSshConfig } from './ssh-config.ts';
 
 /** The hash `openssl x509 -pubkey | openssl rsa -pubin -outform der | openssl dgst -sha256` gives for testdata/ca.crt. */

@@ -25,10 +25,10 @@ import {
   registerStep,
   windowsBaseSteps,
 } from './provision-steps.ts';
-import { SshNodeShell, type ProvisionTarget } from './ssh-node-shell.ts';
+import { SshNodeShell, type SshTarget } from '../remote/ssh-node-shell.ts';
 import type { ProvisionShell, StepReport } from './step-runner.ts';
 
-export type { ProvisionTarget } from './ssh-node-shell.ts';
+export type { SshTarget } from '../remote/ssh-node-shell.ts';
 
 export interface ProvisionOptions {
   runner: CommandRunner;
@@ -39,7 +39,7 @@ export interface ProvisionOptions {
   /** From the spec: `provisionSettingsOf(spec)` or `provisionSettingsFromText(...)`. */
   settings: ProvisionSettings;
   /** Makes a node's shell; default ssh/scp through `runner`. */
-  shellFor?: (target: ProvisionTarget, os: NodeOs) => ProvisionShell;
+  shellFor?: (target: SshTarget, os: NodeOs) => ProvisionShell;
   /** Milliseconds before retry n; default 2 s × n. */
   backoffMs?: (attempt: number) => number;
   /** How long a node may take to answer SSH; default 10 min. */
@@ -76,11 +76,14 @@ async function kubeadmImages(
   return [];
 }
 
-function shellsFor(plan: LabPlan, targets: readonly ProvisionTarget[], options: ProvisionOptions) {
+function shellsFor(plan: LabPlan, targets: readonly SshTarget[], options: ProvisionOptions) {
   const make =
     options.shellFor ??
-    ((t, os) => new SshNodeShell(t, os === 'linux' ? 'posix' : 'powershell', options.runner));
-  const shells = new Map<string, { shell: ProvisionShell; target: ProvisionTarget }>();
+    ((t, os) =>
+      new SshNodeShell(t.node, { target: t }, options.runner, {
+        flavour: os === 'linux' ? 'posix' : 'powershell',
+      }));
+  const shells = new Map<string, { shell: ProvisionShell; target: SshTarget }>();
   for (const node of plan.nodes) {
     const target = targets.find((t) => t.node === node.name);
     if (target === undefined) {
@@ -110,7 +113,7 @@ export async function kubeadmPreflight(
 /** Provisions every node of the plan; throws ProvisionError naming node, step, command, output. */
 export async function provision(
   plan: LabPlan,
-  targets: readonly ProvisionTarget[],
+  targets: readonly SshTarget[],
   options: ProvisionOptions,
 ): Promise<ProvisionResult> {
   if (plan.cluster !== 'kubeadm') {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { LabSpecError } from '../errors.ts';
 import { Redactor } from '../exec/redactor.ts';
-import { TESTDATA } from './golden.ts';
+import { TESTDATA } from '../testing/golden.ts';
 import { caCertHash, newBootstrapToken } from './join-secrets.ts';
 import { provisionSettingsFromText, provisionSettingsOf } from './provision-settings.ts';
 

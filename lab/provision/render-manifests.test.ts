@@ -3,9 +3,9 @@ import { parseAllDocuments } from 'yaml';
 import { renderFlannelNetConf } from '../cni/flannel-net-conf.ts';
 import { componentVersions } from './component-versions.ts';
 import { ProvisionError } from './provision-error.ts';
-import { kubeadmPlan } from './provision-test-support.ts';
+import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
 import { renderManifests, renderTemplate } from './render-manifests.ts';
-import { expectGolden } from './golden.ts';
+import { expectGolden } from '../testing/golden.ts';
 
 type Doc = {
   kind: string;

@@ -1,9 +1,7 @@
 import { expect } from 'chai';
 import { ProvisionError } from './provision-error.ts';
-import { kubeadmPlan } from './provision-test-support.ts';
+import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
 import { targetsFromSshConfig } from './ssh-config.ts';
-import { SshNodeShell } from './ssh-node-shell.ts';
-import { RecordingRunner } from '../exec/recording-runner.ts';
 
 const CONFIG = ['cp1', 'lin1', 'win1']
   .map(
@@ -41,20 +39,5 @@ describe('vagrant ssh-config targets', () => {
       ProvisionError,
       /lin1: step connect/,
     );
-  });
-
-  it('quotes remote arguments for the remote shell', async () => {
-    const runner = new RecordingRunner();
-    const [cp, , win] = targetsFromSshConfig(CONFIG, kubeadmPlan());
-    await new SshNodeShell(cp!, 'posix', runner).exec(['echo', "it's", 'a b']);
-    await new SshNodeShell(win!, 'powershell', runner).exec(['Write-Output', "it's", 'C:\\k']);
-    expect(runner.calls[0]!.args.slice(-4)).to.deep.equal(['--', 'echo', `'it'\\''s'`, `'a b'`]);
-    expect(runner.calls[1]!.args.slice(-4)).to.deep.equal([
-      '--',
-      'Write-Output',
-      `'it''s'`,
-      'C:\\k',
-    ]);
-    expect(runner.calls[0]!.args).to.include('BatchMode=yes');
   });
 });

@@ -1,7 +1,7 @@
 /** Small wait strategies of provisioning; a timeout names what was awaited and the last error. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WaitTimeoutError } from '../errors.ts';
-import type { NodeShell } from '../providers/lab-provider.ts';
+import type { NodeShell } from '../remote/node-shell.ts';
 
 export interface Wait {
   /** What is awaited, for the timeout message. */

@@ -118,7 +118,7 @@ const timeExec = async (argv: string[]) => {
 };
 const probeMs = await timeExec([
   'node',
-  resolve('lab/workload/probe.mjs'),
+  resolve('lab/cluster/workload/probe.mjs'),
   'tcp',
   target,
   '8080',

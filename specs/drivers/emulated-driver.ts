@@ -1,5 +1,5 @@
 /** The suite's driver for emulated labs: pods are network namespaces, probes run probe.mjs in them. */
-import type { EmulatedCluster } from '../../lab/providers/netns/emulated-cluster.ts';
+import type { EmulatedCluster } from '../../lab/cluster/emulated-cluster.ts';
 import type { LabPlan } from '../../lab/plan/lab-plan.ts';
 import type { StartedLab } from '../../lab/providers/lab-provider.ts';
 import {

@@ -45,7 +45,7 @@ export type ProbeRequest =
   | { kind: 'dns'; name: string }
   | { kind: 'tcp'; host: string; port: number };
 
-/** What the probe program reported (lab/workload/probe.mjs's JSON line, or the same from agnhost). */
+/** What the probe program reported (lab/cluster/workload/probe.mjs's JSON line, or the same from agnhost). */
 export interface ProbeReply {
   result: 'ok' | 'timeout' | 'refused' | 'unreachable' | 'nxdomain' | 'http-error' | 'error';
   status?: number;

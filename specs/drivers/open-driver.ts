@@ -4,7 +4,7 @@ import { openProvider } from '../../lab/lifecycle/lab-lifecycle.ts';
 import { fileLogger, type Logger } from '../../lab/log/logger.ts';
 import { PlainProgress } from '../../lab/log/progress.ts';
 import { kubeconfigPath } from '../../lab/providers/existing/existing-provider.ts';
-import type { EmulatedCluster } from '../../lab/providers/netns/emulated-cluster.ts';
+import type { EmulatedCluster } from '../../lab/cluster/emulated-cluster.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
 import { EmulatedDriver } from './emulated-driver.ts';
 import { InfrastructureError } from './infrastructure-error.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { RecordingRunner } from '../../lab/exec/recording-runner.ts';
+import { RecordingRunner } from '../../lab/testing/recording-runner.ts';
 import { smallReport } from './fixtures/small-report.ts';
 import { renderJunit } from './junit-writer.ts';
 import { JUNIT_XSD, JunitValidationError, validateJunit } from './junit-validator.ts';

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { FAULT_CATALOGUE, findFault } from '../../lab/faults/fault-catalogue.ts';
 import { notApplicable, resolveTargets } from '../../lab/faults/fault-targets.ts';
-import { fixturePlan, type FixtureNode } from '../../lab/providers/netns/fixture-plan.ts';
+import { fixturePlan, type FixtureNode } from '../../lab/testing/fixture-plan.ts';
 import type { CniBackend, LabPlan } from '../../lab/plan/lab-plan.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
 import { MATRIX } from '../matrix/rows.ts';

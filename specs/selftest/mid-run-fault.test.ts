@@ -7,11 +7,7 @@ import { join } from 'node:path';
 import { ExecaRunner } from '../../lab/exec/execa-runner.ts';
 import { findFault } from '../../lab/faults/fault-catalogue.ts';
 import { breakFault, healFaults } from '../../lab/faults/fault-engine.ts';
-import {
-  faultSkipReason,
-  startTestLab,
-  type TestLab,
-} from '../../lab/faults/fault-test-support.ts';
+import { faultSkipReason, startTestLab, type TestLab } from '../../lab/testing/fault-test-lab.ts';
 import { resolveTargets } from '../../lab/faults/fault-targets.ts';
 import { silentLogger } from '../../lab/log/logger.ts';
 import { expectationOf, failingCells } from './detection.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { RecordingRunner } from '../../exec/recording-runner.ts';
+import { RecordingRunner } from '../../testing/recording-runner.ts';
 import { silentLogger } from '../../log/logger.ts';
 import { PlainProgress } from '../../log/progress.ts';
 import { planLab } from '../../plan/plan-lab.ts';

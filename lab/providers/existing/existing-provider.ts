@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ProviderError } from '../../errors.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
+import type { NodeShell } from '../../remote/node-shell.ts';
 import type {
   LabProvider,
   LabStatus,
-  NodeShell,
   NodeStatus,
   PreflightProblem,
   ProviderContext,

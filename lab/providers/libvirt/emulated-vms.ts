@@ -7,14 +7,15 @@ import { join } from 'node:path';
 import type { CommandRunner } from '../../exec/command-runner.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
-import type { NodeShell, PreflightProblem } from '../lab-provider.ts';
-import { bootstrapCluster, startExternalEcho } from '../netns/cluster-bootstrap.ts';
-import type { ClusterHosts } from '../netns/cluster-hosts.ts';
-import { settleAll } from '../netns/cluster-sync.ts';
-import { EmulatedCluster } from '../netns/emulated-cluster.ts';
-import { NetnsPodRuntime } from '../netns/pod-runtime.ts';
-import { ShellPodRuntime } from '../netns/shell-pod-runtime.ts';
-import { buildVmNode } from '../netns/vm-node-setup.ts';
+import type { PreflightProblem } from '../lab-provider.ts';
+import type { NodeShell } from '../../remote/node-shell.ts';
+import { bootstrapCluster, startExternalEcho } from '../../cluster/control/cluster-bootstrap.ts';
+import type { ClusterHosts } from '../../cluster/cluster-hosts.ts';
+import { settleAll } from '../../cluster/dataplane/cluster-sync.ts';
+import { EmulatedCluster } from '../../cluster/emulated-cluster.ts';
+import { NetnsPodRuntime } from '../../cluster/runtime/pod-runtime.ts';
+import { ShellPodRuntime } from '../../cluster/runtime/shell-pod-runtime.ts';
+import { buildVmNode } from '../../cluster/dataplane/vm-node-setup.ts';
 import { LAB_ID_ENV } from './libvirt-names.ts';
 
 /** `.lab/<name>/emulated/`: the emulated cluster's state (cluster.json, cni/). */

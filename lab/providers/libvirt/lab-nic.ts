@@ -5,8 +5,8 @@
  */
 import { ProviderError } from '../../errors.ts';
 import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
-import type { NodeShell } from '../lab-provider.ts';
-import { nicWithMac } from '../netns/vm-node-setup.ts';
+import type { NodeShell } from '../../remote/node-shell.ts';
+import { nicWithMac } from '../../cluster/dataplane/vm-node-setup.ts';
 
 export const NETWORKD_FILE = '/etc/systemd/network/50-hybrid-lab.network';
 

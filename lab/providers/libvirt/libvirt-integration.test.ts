@@ -12,8 +12,8 @@ import { ExecaRunner } from '../../exec/execa-runner.ts';
 import { processAlive } from '../../exec/process-alive.ts';
 import { silentLogger } from '../../log/logger.ts';
 import { componentVersions } from '../../provision/component-versions.ts';
-import { LinuxStepsCheck, writeStandInImages } from '../../provision/linux-steps-check.ts';
-import { kubeadmPlan } from '../../provision/provision-test-support.ts';
+import { LinuxStepsCheck, writeStandInImages } from '../../testing/linux-steps-check.ts';
+import { kubeadmPlan } from '../../testing/kubeadm-plans.ts';
 import { labProcesses } from './lab-processes.ts';
 import {
   REPO,
@@ -27,7 +27,7 @@ import {
   virshMentions,
   waitFor,
   type ItEnvironment,
-} from './libvirt-it-support.ts';
+} from '../../testing/libvirt-vm-lab.ts';
 import { Virsh } from './virsh.ts';
 
 const runner = new ExecaRunner(silentLogger());

@@ -6,7 +6,7 @@ import { ProviderError } from '../../errors.ts';
 import type { BackgroundProcess, RunResult } from '../../exec/command-runner.ts';
 import { ExecaRunner } from '../../exec/execa-runner.ts';
 import { processAlive } from '../../exec/process-alive.ts';
-import { RecordingRunner } from '../../exec/recording-runner.ts';
+import { RecordingRunner } from '../../testing/recording-runner.ts';
 import { silentLogger } from '../../log/logger.ts';
 import { PlainProgress } from '../../log/progress.ts';
 import type { ProviderContext } from '../lab-provider.ts';
@@ -19,7 +19,7 @@ import {
 } from './lab-processes.ts';
 import { LibvirtProvider } from './libvirt-provider.ts';
 import { libvirtPreflight } from './libvirt-preflight.ts';
-import { libvirtPlan } from './libvirt-fixture.ts';
+import { libvirtPlan } from '../../testing/libvirt-plans.ts';
 import { VagrantLogWatcher } from './vagrant-log-watcher.ts';
 import { Virsh } from './virsh.ts';
 

@@ -2,12 +2,13 @@
 import { ProviderError } from '../../errors.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
 import type { LabStatus, NodeStatus, ProviderContext, StartedLab } from '../lab-provider.ts';
-import type { EmulatedCluster } from '../netns/emulated-cluster.ts';
+import type { EmulatedCluster } from '../../cluster/emulated-cluster.ts';
 import { emulatedDir, vmCluster, vmHosts } from './emulated-vms.ts';
 import { domainName } from './libvirt-names.ts';
 import type { LibvirtState } from './libvirt-state.ts';
 import { labTarget, teardown } from './libvirt-teardown.ts';
-import { SshNodeShell } from './ssh-node-shell.ts';
+import type { SshNodeShell } from '../../remote/ssh-node-shell.ts';
+import { vmShell } from './vm-shell.ts';
 import { Virsh } from './virsh.ts';
 
 export class LibvirtStartedLab implements StartedLab {
@@ -38,12 +39,7 @@ export class LibvirtStartedLab implements StartedLab {
         hint: `nodes: ${this.plan.nodes.map((n) => n.name).join(', ')}`,
       });
     }
-    return new SshNodeShell(
-      node,
-      this.state.sshConfig,
-      this.context.runner,
-      planned.guestOs === 'linux',
-    );
+    return vmShell(node, this.state.sshConfig, this.context.runner, planned.guestOs);
   }
 
   /** `lab ssh NODE`: an interactive login over the lab's ssh_config. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { formatCidr, parseCidr } from '../../plan/ipv4.ts';
 import { labNicNetworkd } from './lab-nic.ts';
-import { libvirtPlan } from './libvirt-fixture.ts';
+import { libvirtPlan } from '../../testing/libvirt-plans.ts';
 import { domainName, labIdOf, labNetworkName, managementNetworkName } from './libvirt-names.ts';
 import {
   chooseManagementCidr,
@@ -10,9 +10,6 @@ import {
   planSubnets,
 } from './libvirt-networks.ts';
 import { availableMiB, libvirtBoxes, neededMiB } from './libvirt-preflight.ts';
-import { parseSshConfig, renderSshConfig, shellQuote } from './ssh-config.ts';
-import { SshNodeShell } from './ssh-node-shell.ts';
-import { RecordingRunner } from '../../exec/recording-runner.ts';
 import { parseLabResources, parseNetworkSubnets } from './virsh.ts';
 
 describe('libvirt names', function () {
@@ -86,44 +83,6 @@ describe('libvirt preflight arithmetic', function () {
     const plan = libvirtPlan();
     expect(neededMiB(plan, 'hv1', 'qemu')).to.equal(3 * 768 * 2);
     expect(neededMiB(plan, 'hv1', 'kvm')).to.be.lessThan(3 * 768 * 1.2);
-  });
-});
-
-describe('ssh to the VMs', function () {
-  const vagrant = [
-    'Host cp1',
-    '  HostName 192.168.121.10',
-    '  User vagrant',
-    '  LogLevel FATAL',
-    '  IdentityFile /root/.vagrant.d/insecure_private_key',
-    '',
-    'Host lin1',
-    '  HostName 192.168.122.11',
-    "  ProxyCommand ssh '127.0.0.1' -p 2222 -l 'root' -W %h:%p",
-  ].join('\n');
-
-  it("keeps vagrant's options per node and adds the shared master, without silencing errors", function () {
-    const hosts = parseSshConfig(vagrant);
-    expect(hosts.map((h) => h.name)).to.deep.equal(['cp1', 'lin1']);
-    const text = renderSshConfig(hosts, '/lab/libvirt');
-    expect(text).to.include('  ControlPath /lab/libvirt/ssh-cp1.sock');
-    expect(text).to.include("  ProxyCommand ssh '127.0.0.1' -p 2222 -l 'root' -W %h:%p");
-    expect(text).to.not.include('FATAL');
-    expect(text).to.include('  LogLevel ERROR');
-  });
-
-  it('quotes every argument for the guest shell and runs it through sudo', async function () {
-    expect(shellQuote('plain-arg/1.2:3')).to.equal('plain-arg/1.2:3');
-    expect(shellQuote("it's $HOME")).to.equal(`'it'\\''s $HOME'`);
-    const runner = new RecordingRunner();
-    await new SshNodeShell('cp1', '/lab/ssh_config', runner).exec(['sh', '-c', 'echo $1', 'x y']);
-    expect(runner.calls[0]!.args).to.deep.equal([
-      '-F',
-      '/lab/ssh_config',
-      'cp1',
-      '--',
-      "sudo -n -- sh -c 'echo $1' 'x y'",
-    ]);
   });
 });
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { ExecaRunner } from '../../exec/execa-runner.ts';
 import { silentLogger } from '../../log/logger.ts';
-import { REPO } from './libvirt-it-support.ts';
+import { REPO } from '../../testing/libvirt-vm-lab.ts';
 import { binScript } from './repo-paths.ts';
 import { parseLabResources } from './virsh.ts';
 
@@ -178,7 +178,7 @@ describe('vagrant/bin virsh wrappers (against a stand-in virsh)', function () {
       'vagrant/bin/hl-snapshot.sh',
       'vagrant/boxes/debian/build.sh',
       'vagrant/boxes/windows/build.sh',
-      'lab/providers/netns/pod-helper.sh',
+      'lab/cluster/runtime/pod-helper.sh',
       'ci/libvirt-integration.sh',
     ];
     const result = await runner.run('shellcheck', scripts, { cwd: REPO, check: false });

@@ -9,10 +9,11 @@ import { formatCidr, overlaps, parseCidr, type Cidr } from '../../plan/ipv4.ts';
 import type { LabPlan, PlannedHypervisor } from '../../plan/lab-plan.ts';
 import { serializePlan } from '../../plan/plan-lab.ts';
 import type { ProviderContext } from '../lab-provider.ts';
-import { settleAll } from '../netns/cluster-sync.ts';
+import { settleAll } from '../../cluster/dataplane/cluster-sync.ts';
 import type { DriverChoice } from './kvm-probe.ts';
 import { configureLabNic } from './lab-nic.ts';
 import {
+  LAB_ID_ENV,
   labNetworkName,
   libvirtDir,
   logsDir,
@@ -27,9 +28,9 @@ import {
 } from './libvirt-networks.ts';
 import { LibvirtStateStore, type HypervisorState, type LibvirtState } from './libvirt-state.ts';
 import { planCopy } from './libvirt-teardown.ts';
-import { controlPath, parseSshConfig, renderSshConfig } from './ssh-config.ts';
-import { startMasters } from './ssh-masters.ts';
-import { SshNodeShell } from './ssh-node-shell.ts';
+import { controlPath, parseSshConfig, renderSshConfig } from '../../remote/ssh-config.ts';
+import { startMasters } from '../../remote/ssh-masters.ts';
+import { vmShell } from './vm-shell.ts';
 import { VagrantLogWatcher } from './vagrant-log-watcher.ts';
 import { VagrantProject } from './vagrant-project.ts';
 import { Virsh } from './virsh.ts';
@@ -105,7 +106,12 @@ export async function bringUpVms(
       const text = (await Promise.all([...projects.values()].map((p) => p.sshConfig()))).join('\n');
       writeFileSync(sshConfig, renderSshConfig(parseSshConfig(text), dir), { mode: 0o600 });
       return startMasters(
-        { runner, configFile: sshConfig, labId: plan.id, logDir: logsDir(stateDir) },
+        {
+          runner,
+          configFile: sshConfig,
+          env: { [LAB_ID_ENV]: plan.id },
+          logDir: logsDir(stateDir),
+        },
         plan.nodes.map((n) => n.name),
       );
     }),
@@ -123,7 +129,7 @@ export async function bringUpVms(
   await time('labNicsMs', () =>
     progress.step('lab network addresses on the Linux VMs', () =>
       settleAll(
-        linux.map((n) => configureLabNic(new SshNodeShell(n.name, sshConfig, runner), plan, n)),
+        linux.map((n) => configureLabNic(vmShell(n.name, sshConfig, runner, 'linux'), plan, n)),
       ),
     ),
   );

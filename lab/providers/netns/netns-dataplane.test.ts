@@ -6,10 +6,10 @@ import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { windowsCniConfig } from '../../cni/windows-cni-config.ts';
 import type { CniBackend } from '../../plan/lab-plan.ts';
-import type { ProbeOutcome } from './workload-programs.ts';
-import { fixturePlan } from './fixture-plan.ts';
-import { nodeNamespace } from './names.ts';
-import { macForIp } from './pod-network.ts';
+import type { ProbeOutcome } from '../../cluster/runtime/workload-programs.ts';
+import { fixturePlan } from '../../testing/fixture-plan.ts';
+import { nodeNamespace } from '../../cluster/dataplane/names.ts';
+import { macForIp } from '../../cluster/dataplane/pod-network.ts';
 import { NetnsProvider } from './netns-provider.ts';
 import type { NetnsStartedLab } from './netns-started-lab.ts';
 import {
@@ -22,7 +22,7 @@ import {
   rootNetnsSnapshot,
   testContext,
   testLabId,
-} from './netns-test-support.ts';
+} from '../../testing/netns-host.ts';
 
 const NS = 'conf';
 const EXTERNAL = 'http://198.51.100.1:8080/clientip';

@@ -6,8 +6,8 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { CommandError, ProviderError } from '../../errors.ts';
 import type { CommandRunner, RunOptions } from '../../exec/command-runner.ts';
-import { RecordingRunner } from '../../exec/recording-runner.ts';
-import { fixturePlan, HYBRID_NODES } from './fixture-plan.ts';
+import { RecordingRunner } from '../../testing/recording-runner.ts';
+import { fixturePlan, HYBRID_NODES } from '../../testing/fixture-plan.ts';
 import { netnsPreflight } from './netns-preflight.ts';
 import { NetnsProvider } from './netns-provider.ts';
 import {
@@ -19,7 +19,7 @@ import {
   removeTestStateDirs,
   testContext,
   testLabId,
-} from './netns-test-support.ts';
+} from '../../testing/netns-host.ts';
 
 /** Delegates to a real runner but fails the calls whose argv matches; records spawned PIDs. */
 function failingRunner(

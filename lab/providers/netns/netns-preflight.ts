@@ -2,7 +2,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import type { CommandRunner } from '../../exec/command-runner.ts';
 import type { PreflightProblem } from '../lab-provider.ts';
-import { workloadPath, type WorkloadScript } from './workload-programs.ts';
+import { workloadPath, type WorkloadScript } from '../../cluster/runtime/workload-programs.ts';
 
 const TOOLS: { file: string; args: string[]; pkg: string }[] = [
   { file: 'ip', args: ['-V'], pkg: 'iproute2' },

@@ -12,11 +12,16 @@ import type {
   ProviderContext,
   ProviderFactory,
 } from '../lab-provider.ts';
-import { bootstrapCluster, startExternalEcho } from './cluster-bootstrap.ts';
-import type { ExternalEcho } from './cluster-state.ts';
-import { settleAll } from './cluster-sync.ts';
-import { ETC_NETNS, listNamespaces, orphanEtcDirs, removeNamespaces } from './namespace-cleanup.ts';
-import { ALL_LABS_PREFIX, labIdOf, ownedBy, prefixOfLab } from './names.ts';
+import { bootstrapCluster, startExternalEcho } from '../../cluster/control/cluster-bootstrap.ts';
+import type { ExternalEcho } from '../../cluster/control/cluster-state.ts';
+import { settleAll } from '../../cluster/dataplane/cluster-sync.ts';
+import {
+  ETC_NETNS,
+  listNamespaces,
+  orphanEtcDirs,
+  removeNamespaces,
+} from '../../cluster/dataplane/namespace-cleanup.ts';
+import { ALL_LABS_PREFIX, labIdOf, ownedBy, prefixOfLab } from '../../cluster/dataplane/names.ts';
 import { netnsPreflight } from './netns-preflight.ts';
 import {
   NetnsStartedLab,
@@ -31,7 +36,7 @@ import {
   buildSwitch,
   createNamespaces,
   labNamespaceNames,
-} from './topology.ts';
+} from '../../cluster/dataplane/topology.ts';
 
 export class NetnsProvider implements LabProvider {
   readonly name = 'netns' as const;

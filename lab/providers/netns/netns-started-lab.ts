@@ -4,12 +4,21 @@ import { join } from 'node:path';
 import { ProviderError } from '../../errors.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
 import type { LabStatus, ProviderContext, StartedLab } from '../lab-provider.ts';
-import type { ClusterHosts } from './cluster-hosts.ts';
-import { EmulatedCluster } from './emulated-cluster.ts';
-import { listNamespaces, orphanEtcDirs, removeNamespaces } from './namespace-cleanup.ts';
-import { nodeNamespace, outsideNamespace, ownedBy, switchNamespace } from './names.ts';
-import { NetnsNodeShell } from './node-shell.ts';
-import { NetnsPodRuntime } from './pod-runtime.ts';
+import type { ClusterHosts } from '../../cluster/cluster-hosts.ts';
+import { EmulatedCluster } from '../../cluster/emulated-cluster.ts';
+import {
+  listNamespaces,
+  orphanEtcDirs,
+  removeNamespaces,
+} from '../../cluster/dataplane/namespace-cleanup.ts';
+import {
+  nodeNamespace,
+  outsideNamespace,
+  ownedBy,
+  switchNamespace,
+} from '../../cluster/dataplane/names.ts';
+import { NetnsNodeShell } from '../../remote/netns-node-shell.ts';
+import { NetnsPodRuntime } from '../../cluster/runtime/pod-runtime.ts';
 
 /** `<stateDir>/netns`: cluster.json, zone.json, cni/, logs/. */
 export function netnsDir(context: ProviderContext): string {

@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RecordingRunner } from '../../../lab/exec/recording-runner.ts';
+import { RecordingRunner } from '../../../lab/testing/recording-runner.ts';
 import { FakeCore } from './fake-core.ts';
 import { FakeExec, type ExecCall, type ExecScript } from './fake-exec.ts';
 import type { KubernetesDriverOptions, LabFacts } from './kubernetes-driver.ts';

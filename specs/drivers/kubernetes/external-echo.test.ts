@@ -1,7 +1,7 @@
 // Traffic in these tests goes to 127.0.0.1 only.
 import { createServer, type Server } from 'node:net';
 import { expect } from 'chai';
-import { RecordingRunner } from '../../../lab/exec/recording-runner.ts';
+import { RecordingRunner } from '../../../lab/testing/recording-runner.ts';
 import { echoEndpoint, ExternalEcho, routeSourceAddress } from './external-echo.ts';
 import { probeFromHost } from './outside-probe.ts';
 

@@ -1,0 +1,99 @@
+/** What a fresh emulated cluster holds before any user object: the kubernetes and kube-dns Services and the DNS pod. */
+import { join } from 'node:path';
+import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
+import type { OutsideHost } from '../cluster-hosts.ts';
+import type { ClusterState, ExternalEcho, PodSpec } from './cluster-state.ts';
+import type { EmulatedCluster } from '../emulated-cluster.ts';
+import { writeGeneratedWindowsCni } from '../dataplane/windows-cni-files.ts';
+import {
+  NETEXEC_HTTP_PORT,
+  NETEXEC_UDP_PORT,
+  READY_LINE,
+  netexecArgv,
+} from '../runtime/workload-programs.ts';
+
+const DNS_LABELS = { 'k8s-app': 'kube-dns' };
+
+export function controlPlane(plan: LabPlan): PlannedNode {
+  const node =
+    plan.nodes.find((n) => n.role === 'control-plane' && n.os === 'linux') ?? plan.nodes[0];
+  if (node === undefined) throw new Error(`plan ${plan.id} has no nodes`);
+  return node;
+}
+
+export function dnsPodSpec(plan: LabPlan): PodSpec {
+  return {
+    name: 'coredns',
+    namespace: 'kube-system',
+    node: controlPlane(plan).name,
+    labels: { ...DNS_LABELS },
+  };
+}
+
+export function initialState(plan: LabPlan, externalEcho: ExternalEcho): ClusterState {
+  const { apiServiceIP, clusterDNS, apiServerPort } = plan.kubernetes;
+  return {
+    format: 1,
+    labId: plan.id,
+    pods: [],
+    services: [
+      {
+        name: 'kubernetes',
+        namespace: 'default',
+        type: 'ClusterIP',
+        selector: {},
+        clusterIP: apiServiceIP,
+        ports: [{ name: 'https', port: 443, targetPort: apiServerPort, protocol: 'TCP' }],
+        system: true,
+        // The API server's endpoint is its node, not a pod.
+        staticEndpoints: [controlPlane(plan).ip],
+      },
+      {
+        name: 'kube-dns',
+        namespace: 'kube-system',
+        type: 'ClusterIP',
+        selector: { ...DNS_LABELS },
+        clusterIP: clusterDNS,
+        ports: [
+          { name: 'dns', port: 53, targetPort: 53, protocol: 'UDP' },
+          { name: 'dns-tcp', port: 53, targetPort: 53, protocol: 'TCP' },
+        ],
+        system: true,
+      },
+    ],
+    externalEcho,
+    applied: { rules: {}, zone: '' },
+  };
+}
+
+/** The echo server outside the cluster that outbound-NAT probes hit (netexec). */
+export async function startExternalEcho(
+  outside: OutsideHost,
+  plan: LabPlan,
+  dir: string,
+): Promise<ExternalEcho> {
+  const { runtime, netns, bind } = outside;
+  const { pid } = await runtime.start(
+    netns,
+    netexecArgv('external', runtime.workloads, bind),
+    join(runtime.dataDir ?? dir, 'logs', `${netns ?? 'external-echo'}.log`),
+    READY_LINE,
+  );
+  return {
+    address: plan.external.address,
+    httpPort: NETEXEC_HTTP_PORT,
+    udpPort: NETEXEC_UDP_PORT,
+    pid,
+  };
+}
+
+/** Writes the initial state, the Windows CNI configs and the zone, then starts the DNS pod. */
+export async function bootstrapCluster(
+  cluster: EmulatedCluster,
+  externalEcho: ExternalEcho,
+): Promise<void> {
+  cluster.store.write(initialState(cluster.plan, externalEcho));
+  writeGeneratedWindowsCni(cluster.dir, cluster.plan);
+  await cluster.resync();
+  await cluster.startPod(dnsPodSpec(cluster.plan), 'dns', true);
+}

@@ -1,0 +1,102 @@
+/**
+ * Brings the dataplane in line with the cluster state, as kube-proxy and CoreDNS react to the
+ * API: per-node iptables (only where changed) and the DNS zone (rewrite + SIGHUP + wait).
+ */
+import { join } from 'node:path';
+import { outboundNat } from '../../cni/windows-cni-config.ts';
+import type { Logger } from '../../log/logger.ts';
+import type { LabPlan } from '../../plan/lab-plan.ts';
+import { clusterZone } from './cluster-dns.ts';
+import type { ClusterHosts } from '../cluster-hosts.ts';
+import { endpointIps } from '../control/cluster-objects.ts';
+import type { ClusterState, PodRecord } from '../control/cluster-state.ts';
+import { applyNodeRules, renderNodeRules, rulesHash } from './node-rules.ts';
+import type { PodRuntime } from '../runtime/pod-runtime.ts';
+import { readWindowsCni } from './windows-cni-files.ts';
+import { RELOADED_LINE } from '../runtime/workload-programs.ts';
+
+const RELOAD_TIMEOUT_MS = 5000;
+
+export interface SyncContext {
+  plan: LabPlan;
+  /** `<stateDir>/netns`. */
+  dir: string;
+  log: Logger;
+  hosts: ClusterHosts;
+}
+
+export function zoneFile(dir: string): string {
+  return join(dir, 'zone.json');
+}
+
+/** The zone file as the DNS pod on `runtime`'s machine reads it. */
+export function zoneFileOn(runtime: PodRuntime, dir: string): string {
+  return zoneFile(runtime.dataDir ?? dir);
+}
+
+/** The node the DNS pod runs (or will run) on: the first Linux control plane. */
+export function dnsNode(plan: LabPlan, state: ClusterState): string {
+  const node =
+    dnsPod(state)?.node ??
+    plan.nodes.find((n) => n.role === 'control-plane' && n.os === 'linux')?.name ??
+    plan.nodes[0]?.name;
+  if (node === undefined) throw new Error(`plan ${plan.id} has no nodes`);
+  return node;
+}
+
+/** The pod serving cluster DNS (kube-system, selected by the kube-dns Service). */
+export function dnsPod(state: ClusterState): PodRecord | undefined {
+  return state.pods.find((p) => p.program === 'dns' && p.system === true);
+}
+
+/** Like Promise.all, but rethrows the first failure only after every promise has settled. */
+export async function settleAll(promises: Promise<unknown>[]): Promise<void> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+}
+
+async function syncRules(ctx: SyncContext, state: ClusterState, force: boolean): Promise<void> {
+  const services = state.services.map((service) => ({
+    service,
+    endpoints: endpointIps(service, state),
+  }));
+  await settleAll(
+    ctx.plan.nodes.map(async (node) => {
+      const policy = node.os === 'windows' ? outboundNat(readWindowsCni(ctx.dir, node)) : undefined;
+      const rules = renderNodeRules(ctx.plan, node, services, policy);
+      const hash = rulesHash(rules);
+      if (!force && state.applied.rules[node.name] === hash) return;
+      await applyNodeRules(ctx.hosts.shell(node.name), rules);
+      state.applied.rules[node.name] = hash;
+    }),
+  );
+}
+
+/** Writes the zone; when it changed and the DNS pod runs, reloads it and waits for the reload. */
+async function syncZone(ctx: SyncContext, state: ClusterState, force: boolean): Promise<void> {
+  const text = `${JSON.stringify(clusterZone(ctx.plan, state), null, 2)}\n`;
+  const hash = rulesHash(text);
+  if (!force && state.applied.zone === hash) return;
+  const runtime = ctx.hosts.pods(dnsNode(ctx.plan, state));
+  await runtime.writeFile(zoneFileOn(runtime, ctx.dir), text);
+  const pod = dnsPod(state);
+  if (pod?.pid !== undefined && pod.phase === 'Running') {
+    await runtime.signalAndWait(pod.pid, 'SIGHUP', pod.logFile, RELOADED_LINE, RELOAD_TIMEOUT_MS);
+  }
+  state.applied.zone = hash;
+}
+
+/** Call with the state lock held; records what was applied in `state.applied`. */
+export async function syncDataplane(
+  ctx: SyncContext,
+  state: ClusterState,
+  force = false,
+): Promise<void> {
+  const started = performance.now();
+  await settleAll([syncRules(ctx, state, force), syncZone(ctx, state, force)]);
+  ctx.log.debug(
+    { provider: 'netns', ms: Math.round(performance.now() - started) },
+    'dataplane synced',
+  );
+}

@@ -1,0 +1,120 @@
+import { expect } from 'chai';
+import { outboundNat, windowsCniConfig } from '../../cni/windows-cni-config.ts';
+import type { ServiceRecord } from '../control/cluster-state.ts';
+import { fixturePlan } from '../../testing/fixture-plan.ts';
+import { kubeProxyLines } from './kube-proxy-rules.ts';
+import { renderNodeRules } from './node-rules.ts';
+
+const web: ServiceRecord = {
+  name: 'web',
+  namespace: 'default',
+  type: 'NodePort',
+  selector: { app: 'web' },
+  clusterIP: '10.96.0.2',
+  ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP', nodePort: 30000 }],
+};
+
+describe('kube-proxy rules', () => {
+  const plan = fixturePlan();
+
+  it('spreads a ClusterIP over its endpoints and DNATs to the target port', () => {
+    const { nat } = kubeProxyLines(plan, [
+      { service: web, endpoints: ['10.244.1.2', '10.244.2.2', '10.244.3.2'] },
+    ]);
+    const jumps = nat.rules.filter((r) => /^-A KUBE-SVC-\w+ -m comment .* -j KUBE-SEP-/.test(r));
+    expect(jumps).to.have.length(3);
+    expect(jumps[0]).to.contain('--probability 0.3333333333');
+    expect(jumps[1]).to.contain('--probability 0.5000000000');
+    expect(jumps[2]).not.to.contain('statistic');
+    expect(nat.rules.filter((r) => r.includes('DNAT'))).to.deep.equal(
+      ['10.244.1.2', '10.244.2.2', '10.244.3.2'].map((ip) =>
+        nat.rules.find((r) => r.endsWith(`--to-destination ${ip}:8080`)),
+      ),
+    );
+    expect(
+      nat.rules.some((r) =>
+        r.startsWith('-A KUBE-SERVICES -d 10.96.0.2/32 -p tcp -m tcp --dport 80'),
+      ),
+    ).to.equal(true);
+  });
+
+  it('masquerades hairpin traffic only (source = the chosen endpoint)', () => {
+    const { nat } = kubeProxyLines(plan, [{ service: web, endpoints: ['10.244.1.2'] }]);
+    expect(
+      nat.rules.filter((r) => r.includes('-s 10.244.1.2/32 -j KUBE-MARK-MASQ')),
+    ).to.have.length(1);
+  });
+
+  it('opens the NodePort on every local address and SNATs it (externalTrafficPolicy Cluster)', () => {
+    const { nat } = kubeProxyLines(plan, [{ service: web, endpoints: ['10.244.1.2'] }]);
+    const ext = nat.rules.find((r) =>
+      r.startsWith('-A KUBE-NODEPORTS -p tcp -m tcp --dport 30000'),
+    );
+    const chain = ext?.split(' -j ')[1];
+    expect(nat.rules).to.include(`-A ${chain} -j KUBE-MARK-MASQ`);
+    expect(nat.rules.at(-1)).to.contain('--dst-type LOCAL -j KUBE-NODEPORTS');
+  });
+
+  it('rejects traffic to a Service without endpoints, and ignores headless Services', () => {
+    const headless: ServiceRecord = { ...web, name: 'hs', type: 'Headless', ports: [] };
+    const { nat, filter } = kubeProxyLines(plan, [
+      { service: web, endpoints: [] },
+      { service: headless, endpoints: ['10.244.1.2'] },
+    ]);
+    expect(
+      filter.rules.some((r) => r.includes('-d 10.96.0.2/32') && r.includes('REJECT')),
+    ).to.equal(true);
+    expect(nat.rules.some((r) => r.includes('DNAT'))).to.equal(false);
+  });
+});
+
+describe('node rules (outbound NAT)', () => {
+  const plan = fixturePlan();
+  const win1 = plan.nodes[2]!;
+
+  it('masquerades Linux pod traffic leaving the cluster, not pod to pod (flannel ip-masq)', () => {
+    const rules = renderNodeRules(plan, plan.nodes[0]!, []);
+    expect(rules).to.contain(
+      '-A FLANNEL-POSTRTG -s 10.244.0.0/16 -d 10.244.0.0/16 -m comment --comment "flanneld masq" -j RETURN',
+    );
+    expect(rules).to.contain(
+      '-A FLANNEL-POSTRTG -s 10.244.0.0/16 ! -d 224.0.0.0/4 -m comment --comment "flanneld masq" -j MASQUERADE',
+    );
+    expect(rules).not.to.contain('HL-WIN-OUTBOUNDNAT');
+  });
+
+  it('SNATs Windows pod traffic to the node unless the original destination is in the ExceptionList read back', () => {
+    const policy = outboundNat(windowsCniConfig(plan, win1));
+    const rules = renderNodeRules(plan, win1, [], policy);
+    expect(rules).to.contain(
+      '-A POSTROUTING -s 10.244.2.0/24 -m comment --comment "windows OutBoundNAT (emulated)" -j HL-WIN-OUTBOUNDNAT',
+    );
+    expect(rules).to.contain(
+      '-A HL-WIN-OUTBOUNDNAT -m conntrack --ctorigdst 10.244.0.0/16 -j RETURN',
+    );
+    expect(rules).to.contain(
+      '-A HL-WIN-OUTBOUNDNAT -m conntrack --ctorigdst 10.96.0.0/12 -j RETURN',
+    );
+    expect(rules).to.contain('-j SNAT --to-source 192.168.200.12');
+    expect(rules).not.to.contain('FLANNEL-POSTRTG');
+  });
+
+  it('follows a broken ExceptionList, and refuses garbage in it', () => {
+    const rules = renderNodeRules(plan, win1, [], { enabled: true, exceptions: ['10.96.0.0/12'] });
+    expect(rules).not.to.contain('--ctorigdst 10.244.0.0/16');
+    expect(() => renderNodeRules(plan, win1, [], { enabled: true, exceptions: ['pods'] })).to.throw(
+      /not IPv4 CIDRs: pods/,
+    );
+  });
+
+  it('is one iptables-restore document with the kube-proxy POSTROUTING jump before outbound NAT', () => {
+    const rules = renderNodeRules(plan, plan.nodes[0]!, [
+      { service: web, endpoints: ['10.244.1.2'] },
+    ]);
+    expect(rules.startsWith('*nat\n:PREROUTING ACCEPT [0:0]\n')).to.equal(true);
+    expect(rules.match(/^COMMIT$/gm)).to.have.length(2);
+    expect(rules.indexOf('-j KUBE-POSTROUTING')).to.be.lessThan(
+      rules.indexOf('-j FLANNEL-POSTRTG'),
+    );
+  });
+});

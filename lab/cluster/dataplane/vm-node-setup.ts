@@ -1,0 +1,92 @@
+/**
+ * Turns a Linux VM into a node of the emulated dataplane, only through its NodeShell: the pod
+ * programs and helper, then the same wiring a netns node gets (cni0, flannel vxlan/host-gw) on
+ * the VM's lab NIC. The VM keeps its management NIC and default route for Vagrant.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ProviderError } from '../../errors.ts';
+import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
+import type { NodeShell } from '../../remote/node-shell.ts';
+import { podBridgeScript, podNetworkScript, prefixLength, vxlanFdbScript } from './pod-network.ts';
+import { VM_PATHS } from '../runtime/shell-pod-runtime.ts';
+import { nodeSysctls } from './topology.ts';
+import { WORKLOAD_FILES, workloadPath } from '../runtime/workload-programs.ts';
+
+const POD_HELPER = fileURLToPath(new URL('../runtime/pod-helper.sh', import.meta.url));
+
+/** Node one-liner that writes {path: {text, mode}} from stdin, each file atomically. */
+const WRITE_FILES =
+  "const fs=require('fs'),p=require('path');" +
+  "for(const [f,{text,mode}] of Object.entries(JSON.parse(fs.readFileSync(0,'utf8')))){" +
+  "fs.mkdirSync(p.dirname(f),{recursive:true});fs.writeFileSync(f+'.tmp',text,{mode});fs.renameSync(f+'.tmp',f)}";
+
+/** The files a VM node needs, keyed by their path on the node. */
+export function nodeProgramFiles(): Record<string, { text: string; mode: number }> {
+  const files: Record<string, { text: string; mode: number }> = {
+    [VM_PATHS.helper]: { text: readFileSync(POD_HELPER, 'utf8'), mode: 0o755 },
+  };
+  for (const file of WORKLOAD_FILES) {
+    files[join(VM_PATHS.workloads.dir, file)] = {
+      text: readFileSync(workloadPath(file), 'utf8'),
+      mode: 0o644,
+    };
+  }
+  return files;
+}
+
+/** Copies the pod helper and workload programs in one call (the VM's own node writes them). */
+export async function installNodePrograms(shell: NodeShell): Promise<void> {
+  await shell.exec([VM_PATHS.workloads.node, '-e', WRITE_FILES], {
+    input: JSON.stringify(nodeProgramFiles()),
+  });
+}
+
+/** The interface carrying `mac` in `ip -o link` output. */
+export function nicWithMac(ipLink: string, mac: string): string | undefined {
+  for (const line of ipLink.split('\n')) {
+    const match = /^\d+:\s+([^:@\s]+)[:@].*link\/ether\s+([0-9a-f:]{17})/i.exec(line);
+    if (match?.[2]?.toLowerCase() === mac.toLowerCase()) return match[1];
+  }
+  return undefined;
+}
+
+/** Where the external target lives: routed over the lab NIC so it sees the node's lab address. */
+export function externalRoute(plan: LabPlan): string {
+  return plan.external.managed ? plan.external.cidr : `${plan.external.address}/32`;
+}
+
+/** `ip -batch` lines for a VM node whose lab NIC is `nic` (its address may already be set). */
+export function vmNodeScript(plan: LabPlan, node: PlannedNode, nic: string): string[] {
+  return [
+    `link set ${nic} up`,
+    `addr replace ${node.ip}/${prefixLength(plan.network.cidr)} dev ${nic}`,
+    `route replace ${externalRoute(plan)} via ${plan.network.gateway} dev ${nic}`,
+    ...podBridgeScript(plan, node),
+    ...podNetworkScript(plan, node, nic),
+  ];
+}
+
+/** Installs the programs and wires the node, as buildNode does for a netns node. */
+export async function buildVmNode(
+  shell: NodeShell,
+  plan: LabPlan,
+  node: PlannedNode,
+): Promise<void> {
+  await installNodePrograms(shell);
+  await shell.exec(['modprobe', '-a', 'br_netfilter', 'vxlan']);
+  const links = await shell.exec(['ip', '-o', 'link']);
+  const nic = nicWithMac(links.stdout, node.mac);
+  if (nic === undefined) {
+    throw new ProviderError(`node ${node.name}: no interface with the lab MAC ${node.mac}`, {
+      hint: 'the VM was not created from this plan; bring the lab down and up again',
+    });
+  }
+  await shell.exec(['sysctl', '-q', '-w', ...nodeSysctls(nic)]);
+  await shell.exec(['ip', '-batch', '-'], {
+    input: `${vmNodeScript(plan, node, nic).join('\n')}\n`,
+  });
+  const fdb = vxlanFdbScript(plan, node);
+  if (fdb.length > 0) await shell.exec(['bridge', '-batch', '-'], { input: `${fdb.join('\n')}\n` });
+}

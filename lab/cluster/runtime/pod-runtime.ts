@@ -1,0 +1,216 @@
+/**
+ * The container-runtime side of pods (sandbox namespace, resolv.conf, processes). The node-side
+ * wiring goes through NodeShell instead. NetnsPodRuntime runs on this host; a VM's pods go
+ * through ShellPodRuntime (shell-pod-runtime.ts) with the same contract.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ProviderError, WaitTimeoutError } from '../../errors.ts';
+import type {
+  BackgroundProcess,
+  CommandRunner,
+  RunOptions,
+  RunResult,
+} from '../../exec/command-runner.ts';
+import { processAlive as alive } from '../../exec/process-alive.ts';
+import { ETC_NETNS, removeNamespaces } from '../dataplane/namespace-cleanup.ts';
+import { LOCAL_WORKLOADS, type WorkloadLocation } from './workload-programs.ts';
+
+const READY_TIMEOUT_MS = 10_000;
+
+export interface StartedProgram {
+  pid: number;
+  /** The first line matching the readiness pattern. */
+  readyLine: string;
+}
+
+/** What the emulated cluster needs from the machine that runs a node's pods. */
+export interface PodRuntime {
+  /** The node binary and workload programs on that machine. */
+  readonly workloads: WorkloadLocation;
+  /** Folder on that machine for pod logs and the DNS zone; undefined: the cluster's state dir. */
+  readonly dataDir: string | undefined;
+  /** Creates the pod's network namespace with its resolv.conf. */
+  createSandbox(netns: string, resolvConf: string): Promise<void>;
+  /** Kills every process in the sandboxes and removes them; gone ones are fine. */
+  removeSandboxes(netns: readonly string[]): Promise<string[]>;
+  /** Starts argv detached in `netns` (undefined: the machine itself) and waits for `ready`. */
+  start(
+    netns: string | undefined,
+    argv: readonly string[],
+    logFile: string,
+    ready: RegExp,
+  ): Promise<StartedProgram>;
+  /** Runs argv in `netns` (undefined: the machine itself); a non-zero exit resolves unless check. */
+  exec(
+    netns: string | undefined,
+    argv: readonly string[],
+    options?: RunOptions,
+  ): Promise<RunResult>;
+  /** Replaces a file on that machine atomically. */
+  writeFile(path: string, text: string): Promise<void>;
+  /**
+   * Sends `signal` to pid and waits until logFile holds one more line matching `pattern`;
+   * resolves false when pid is not running (nothing to wait for).
+   */
+  signalAndWait(
+    pid: number,
+    signal: NodeJS.Signals,
+    logFile: string,
+    pattern: RegExp,
+    timeoutMs: number,
+  ): Promise<boolean>;
+}
+
+export interface NetnsPodRuntimeOptions {
+  /** Folder for pod logs and the zone; default: the cluster's state dir. */
+  dataDir?: string;
+  /** Environment stamped on started programs (the libvirt reaper finds them by HL_LAB_ID). */
+  env?: Record<string, string>;
+}
+
+/** Pods of this host: `ip netns` namespaces, programs spawned through the runner. */
+export class NetnsPodRuntime implements PodRuntime {
+  readonly workloads = LOCAL_WORKLOADS;
+  readonly dataDir: string | undefined;
+  readonly #env: Record<string, string> | undefined;
+
+  constructor(
+    private readonly runner: CommandRunner,
+    options: NetnsPodRuntimeOptions = {},
+  ) {
+    this.dataDir = options.dataDir;
+    this.#env = options.env;
+  }
+
+  /** Creates the namespace; `ip netns exec` bind-mounts its resolv.conf over /etc/resolv.conf. */
+  async createSandbox(netns: string, resolvConf: string): Promise<void> {
+    mkdirSync(join(ETC_NETNS, netns), { recursive: true });
+    writeFileSync(join(ETC_NETNS, netns, 'resolv.conf'), resolvConf);
+    await this.runner.run('ip', ['netns', 'add', netns]);
+  }
+
+  async removeSandboxes(netns: readonly string[]): Promise<string[]> {
+    return removeNamespaces(this.runner, netns);
+  }
+
+  /**
+   * Starts argv detached (it outlives this process), output to logFile, and waits for a line
+   * matching `ready`; a program that exits or stays silent fails with its log.
+   */
+  async start(
+    netns: string | undefined,
+    argv: readonly string[],
+    logFile: string,
+    ready: RegExp,
+  ): Promise<StartedProgram> {
+    mkdirSync(dirname(logFile), { recursive: true });
+    writeFileSync(logFile, '');
+    const [file, ...args] = inNamespace(netns, argv);
+    if (file === undefined) throw new Error('start: empty argv');
+    const proc = await this.runner.spawn(file, args, {
+      logFile,
+      ...(this.#env === undefined ? {} : { env: this.#env }),
+    });
+    const readyLine = await waitForLine(
+      proc,
+      logFile,
+      ready,
+      `${netns ?? 'host'}: ${argv.join(' ')}`,
+    );
+    return { pid: proc.pid, readyLine };
+  }
+
+  exec(
+    netns: string | undefined,
+    argv: readonly string[],
+    options: RunOptions = {},
+  ): Promise<RunResult> {
+    const [file, ...args] = inNamespace(netns, argv);
+    if (file === undefined) return Promise.reject(new Error('exec: empty argv'));
+    return this.runner.run(file, args, { check: false, ...options });
+  }
+
+  writeFile(path: string, text: string): Promise<void> {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(`${path}.tmp`, text);
+    renameSync(`${path}.tmp`, path);
+    return Promise.resolve();
+  }
+
+  async signalAndWait(
+    pid: number,
+    signal: NodeJS.Signals,
+    logFile: string,
+    pattern: RegExp,
+    timeoutMs: number,
+  ): Promise<boolean> {
+    if (!alive(pid)) return false;
+    const before = countLines(logFile, pattern);
+    this.signal(pid, signal);
+    const deadline = Date.now() + timeoutMs;
+    while (countLines(logFile, pattern) <= before) {
+      if (Date.now() > deadline) {
+        throw new WaitTimeoutError(
+          `pid ${pid} to log ${String(pattern)} after ${signal}`,
+          timeoutMs,
+          readText(logFile).slice(-500),
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return true;
+  }
+
+  /** Sends a signal to a pod process (e.g. SIGHUP to reload the DNS zone). */
+  signal(pid: number, signal: NodeJS.Signals): void {
+    if (alive(pid)) process.kill(pid, signal);
+  }
+}
+
+function inNamespace(netns: string | undefined, argv: readonly string[]): string[] {
+  return netns === undefined ? [...argv] : ['ip', 'netns', 'exec', netns, ...argv];
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function countLines(file: string, pattern: RegExp): number {
+  return readText(file)
+    .split('\n')
+    .filter((l) => pattern.test(l)).length;
+}
+
+async function waitForLine(
+  proc: BackgroundProcess,
+  logFile: string,
+  ready: RegExp,
+  what: string,
+): Promise<string> {
+  const status = { exited: false };
+  void proc.exited.then(() => {
+    status.exited = true;
+  });
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const log = readFileSync(logFile, 'utf8');
+    const line = log.split('\n').find((l) => ready.test(l));
+    if (line !== undefined) return line;
+    if (status.exited || !alive(proc.pid)) {
+      throw new ProviderError(`${what} exited before it was ready; output:\n${log.trim()}`);
+    }
+    if (Date.now() > deadline) {
+      throw new WaitTimeoutError(
+        `${what} to print ${String(ready)}`,
+        READY_TIMEOUT_MS,
+        new Error(`output so far:\n${log.trim()}`),
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

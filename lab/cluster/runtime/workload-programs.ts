@@ -1,0 +1,99 @@
+/** The pod workload programs (lab/workload) and the command lines pods run them with. */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunResult } from '../../exec/command-runner.ts';
+
+export type WorkloadScript = 'netexec.mjs' | 'dns-server.mjs' | 'probe.mjs';
+
+/** Every file a machine needs to run pods: the programs and what they import. */
+export const WORKLOAD_FILES = ['args.mjs', 'netexec.mjs', 'dns-server.mjs', 'probe.mjs'] as const;
+
+/** Absolute path of a workload program, independent of the caller's working directory. */
+export function workloadPath(script: WorkloadScript | (typeof WORKLOAD_FILES)[number]): string {
+  return fileURLToPath(new URL(`../workload/${script}`, import.meta.url));
+}
+
+/** Where the machine that runs pods has the node binary and the workload programs. */
+export interface WorkloadLocation {
+  node: string;
+  /** Folder holding WORKLOAD_FILES. */
+  dir: string;
+}
+
+/** This host: the running node and lab/workload. */
+export const LOCAL_WORKLOADS: WorkloadLocation = {
+  node: process.execPath,
+  dir: dirname(workloadPath('netexec.mjs')),
+};
+
+/** agnhost-netexec ports the suite talks to in every pod. */
+export const NETEXEC_HTTP_PORT = 8080;
+export const NETEXEC_UDP_PORT = 8081;
+export const READY_LINE = /^listening /;
+export const RELOADED_LINE = /^reloaded /;
+
+/** netexec on both agnhost ports; `bind` limits it to one address (all by default). */
+export function netexecArgv(
+  hostname: string,
+  at: WorkloadLocation = LOCAL_WORKLOADS,
+  bind?: string,
+): string[] {
+  return [
+    at.node,
+    join(at.dir, 'netexec.mjs'),
+    '--http-port',
+    String(NETEXEC_HTTP_PORT),
+    '--udp-port',
+    String(NETEXEC_UDP_PORT),
+    '--hostname',
+    hostname,
+    ...(bind === undefined ? [] : ['--bind', bind]),
+  ];
+}
+
+export function dnsServerArgv(
+  zoneFile: string,
+  listen: string,
+  at: WorkloadLocation = LOCAL_WORKLOADS,
+): string[] {
+  return [
+    at.node,
+    join(at.dir, 'dns-server.mjs'),
+    '--zone',
+    zoneFile,
+    '--listen',
+    listen,
+    '--port',
+    '53',
+  ];
+}
+
+export function probeArgv(
+  args: readonly string[],
+  at: WorkloadLocation = LOCAL_WORKLOADS,
+): string[] {
+  return [at.node, join(at.dir, 'probe.mjs'), ...args];
+}
+
+/** What probe.mjs prints (one JSON line); `result` is ok|timeout|refused|unreachable|nxdomain|http-error|error. */
+export interface ProbeOutcome {
+  result: string;
+  body?: string;
+  status?: number;
+  addresses?: string[];
+  error?: string;
+  [key: string]: unknown;
+}
+
+/** The one JSON line probe.mjs printed; a crash before it becomes result "error". */
+export function parseProbe(result: RunResult): ProbeOutcome {
+  const line = result.stdout.trim().split('\n').pop() ?? '';
+  try {
+    return JSON.parse(line) as ProbeOutcome;
+  } catch {
+    return {
+      result: 'error',
+      error: `probe printed no JSON (exit ${result.exitCode}): ${`${result.stdout}${result.stderr}`.trim().slice(0, 500)}`,
+    };
+  }
+}

@@ -1,0 +1,313 @@
+// @ts-check
+/**
+ * Pod workload: the emulated cluster DNS (a CoreDNS stand-in) answering A queries over UDP and
+ * TCP (the kube-dns Service offers both) from a JSON zone file.
+ *
+ *   node lab/cluster/workload/dns-server.mjs --zone FILE --listen ADDR [--port 53]
+ *
+ * Prints `listening dns=ADDR:PORT` once bound (port 0 picks a free one). On SIGHUP it re-reads
+ * the zone and prints `reloaded zone=FILE names=N`, or keeps the old zone and logs to stderr.
+ */
+
+import { Buffer } from 'node:buffer';
+import { createSocket } from 'node:dgram';
+import { readFileSync } from 'node:fs';
+import { createServer, isIPv4, isIPv6 } from 'node:net';
+import {
+  UsageError,
+  describeError,
+  exitWith,
+  formatHostPort,
+  parseCommandLine,
+  parseIntInRange,
+  parseOrExit,
+} from './args.mjs';
+
+const USAGE = 'usage: dns-server.mjs --zone FILE --listen ADDR [--port 53]';
+
+/** Response codes this server sends (RFC 1035 section 4.1.1). */
+const Rcode = /** @type {const} */ ({ NoError: 0, NxDomain: 3, NotImp: 4, Refused: 5 });
+const TYPE_A = 1;
+const TYPE_ANY = 255;
+const CLASS_IN = 1;
+/** Short TTL so resolvers notice a SIGHUP'd zone quickly, as CoreDNS's default 5 s does. */
+const TTL_SECONDS = 5;
+/** Classic UDP limit; we ignore EDNS, so answers beyond it are cut and TC is set. */
+const MAX_UDP_BYTES = 512;
+const HEADER_BYTES = 12;
+const A_RECORD_BYTES = 16;
+
+/**
+ * @typedef {object} Zone
+ * @property {string} domain lowercase, no trailing dot
+ * @property {Map<string, string[]>} records A addresses by lowercase name
+ * @property {Set<string>} names every name that exists, including empty non-terminals
+ */
+
+/**
+ * @typedef {object} Query
+ * @property {number} id
+ * @property {number} flags the header's second word
+ * @property {Buffer[]} labels question name as sent, original case
+ * @property {number} qtype
+ * @property {number} qclass
+ */
+
+/**
+ * @param {string} name
+ * @returns {string}
+ */
+function normalize(name) {
+  return name.toLowerCase().replace(/\.$/, '');
+}
+
+/**
+ * @param {unknown} value
+ * @returns {value is string[]}
+ */
+function isIPv4List(value) {
+  return Array.isArray(value) && value.every((a) => typeof a === 'string' && isIPv4(a));
+}
+
+/**
+ * Reads and checks a zone file; throws with the file name and what is wrong.
+ * @param {string} file
+ * @returns {Zone}
+ */
+function loadZone(file) {
+  /** @type {unknown} */
+  const raw = JSON.parse(readFileSync(file, 'utf8'));
+  if (typeof raw !== 'object' || raw === null || !('domain' in raw) || !('records' in raw)) {
+    throw new Error(`${file}: expected {"domain": ..., "records": {...}}`);
+  }
+  const { domain: rawDomain, records: rawRecords } = raw;
+  if (typeof rawDomain !== 'string' || rawDomain === '') throw new Error(`${file}: bad domain`);
+  if (typeof rawRecords !== 'object' || rawRecords === null)
+    throw new Error(`${file}: bad records`);
+  const domain = normalize(rawDomain);
+  /** @type {Map<string, string[]>} */
+  const records = new Map();
+  const names = new Set([domain]);
+  for (const [rawName, addresses] of Object.entries(rawRecords)) {
+    const name = normalize(rawName);
+    if (!name.endsWith(`.${domain}`)) throw new Error(`${file}: ${rawName} is outside ${domain}`);
+    if (!isIPv4List(addresses)) {
+      throw new Error(`${file}: ${rawName} needs an array of IPv4 addresses`);
+    }
+    records.set(name, [...(records.get(name) ?? []), ...addresses]);
+    // Parents of a record exist too; they answer NODATA rather than NXDOMAIN.
+    for (let n = name; n !== domain; n = n.slice(n.indexOf('.') + 1)) names.add(n);
+  }
+  return { domain, records, names };
+}
+
+/**
+ * Reads a possibly compressed name. Each pointer must jump below every offset seen so far,
+ * so a hostile packet cannot make it loop.
+ * @param {Buffer} packet
+ * @param {number} start
+ * @returns {{ labels: Buffer[], end: number } | undefined}
+ */
+function readName(packet, start) {
+  /** @type {Buffer[]} */
+  const labels = [];
+  let offset = start;
+  let lowest = start;
+  /** @type {number | undefined} */
+  let end;
+  let wireLength = 1;
+  for (;;) {
+    const length = packet[offset];
+    if (length === undefined) return undefined;
+    if (length === 0) return { labels, end: end ?? offset + 1 };
+    if ((length & 0xc0) === 0xc0) {
+      const low = packet[offset + 1];
+      if (low === undefined) return undefined;
+      const target = ((length & 0x3f) << 8) | low;
+      if (target >= lowest) return undefined;
+      end ??= offset + 2;
+      offset = lowest = target;
+      continue;
+    }
+    if ((length & 0xc0) !== 0) return undefined;
+    wireLength += length + 1;
+    if (wireLength > 255 || offset + 1 + length > packet.length) return undefined;
+    labels.push(packet.subarray(offset + 1, offset + 1 + length));
+    offset += length + 1;
+  }
+}
+
+/**
+ * Parses a query with exactly one question; undefined for responses and malformed packets.
+ * @param {Buffer} packet
+ * @returns {Query | undefined}
+ */
+function parseQuery(packet) {
+  if (packet.length < HEADER_BYTES) return undefined;
+  const flags = packet.readUInt16BE(2);
+  if ((flags & 0x8000) !== 0 || packet.readUInt16BE(4) !== 1) return undefined;
+  const name = readName(packet, HEADER_BYTES);
+  if (name === undefined || name.end + 4 > packet.length) return undefined;
+  return {
+    id: packet.readUInt16BE(0),
+    flags,
+    labels: name.labels,
+    qtype: packet.readUInt16BE(name.end),
+    qclass: packet.readUInt16BE(name.end + 2),
+  };
+}
+
+/**
+ * Encodes the response: the question echoed uncompressed, answers pointing back at it.
+ * @param {Query} query
+ * @param {number} rcode
+ * @param {boolean} authoritative
+ * @param {readonly string[]} addresses
+ * @returns {Buffer}
+ */
+function encodeResponse(query, rcode, authoritative, addresses) {
+  const question = Buffer.concat([
+    ...query.labels.flatMap((label) => [Buffer.from([label.length]), label]),
+    Buffer.from([0, query.qtype >> 8, query.qtype & 0xff, query.qclass >> 8, query.qclass & 0xff]),
+  ]);
+  const room = Math.floor((MAX_UDP_BYTES - HEADER_BYTES - question.length) / A_RECORD_BYTES);
+  const answers = addresses.slice(0, room);
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.writeUInt16BE(query.id, 0);
+  const opcodeAndRd = query.flags & 0x7900;
+  const aa = authoritative ? 0x0400 : 0;
+  const tc = answers.length < addresses.length ? 0x0200 : 0;
+  header.writeUInt16BE(0x8000 | opcodeAndRd | aa | tc | rcode, 2);
+  header.writeUInt16BE(1, 4);
+  header.writeUInt16BE(answers.length, 6);
+  const records = answers.map((address) => {
+    const record = Buffer.alloc(A_RECORD_BYTES);
+    record.writeUInt16BE(0xc000 | HEADER_BYTES, 0);
+    record.writeUInt16BE(TYPE_A, 2);
+    record.writeUInt16BE(CLASS_IN, 4);
+    record.writeUInt32BE(TTL_SECONDS, 6);
+    record.writeUInt16BE(4, 10);
+    address.split('.').forEach((octet, i) => record.writeUInt8(Number(octet), 12 + i));
+    return record;
+  });
+  return Buffer.concat([header, question, ...records]);
+}
+
+/**
+ * Answers from the zone as CoreDNS's kubernetes plugin would; names outside it do not exist.
+ * @param {Zone} zone
+ * @param {Query} query
+ * @returns {Buffer}
+ */
+function answer(zone, query) {
+  if ((query.flags & 0x7800) !== 0) return encodeResponse(query, Rcode.NotImp, false, []);
+  // latin1 keeps arbitrary label bytes one-to-one; zone names are plain ASCII.
+  const name = query.labels.map((label) => label.toString('latin1').toLowerCase()).join('.');
+  const inZone = name === zone.domain || name.endsWith(`.${zone.domain}`);
+  if (query.qclass !== CLASS_IN) return encodeResponse(query, Rcode.Refused, false, []);
+  // No upstream exists in a lab: answer outside names as an upstream would for names that do
+  // not exist, so resolvers walk their search list and clients see NXDOMAIN, not SERVFAIL.
+  if (!inZone) return encodeResponse(query, Rcode.NxDomain, false, []);
+  if (!zone.names.has(name)) return encodeResponse(query, Rcode.NxDomain, true, []);
+  const wantsA = query.qtype === TYPE_A || query.qtype === TYPE_ANY;
+  return encodeResponse(query, Rcode.NoError, true, wantsA ? (zone.records.get(name) ?? []) : []);
+}
+
+/**
+ * @param {readonly string[]} argv
+ * @returns {{ zoneFile: string, listen: string, port: number }}
+ */
+function parseOptions(argv) {
+  const { positionals, flags } = parseCommandLine(argv, ['zone', 'listen', 'port']);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  const zoneFile = flags.get('zone');
+  const listen = flags.get('listen');
+  if (zoneFile === undefined || listen === undefined)
+    throw new UsageError('--zone and --listen are required');
+  return { zoneFile, listen, port: parseIntInRange(flags.get('port') ?? '53', '--port', 0, 65535) };
+}
+
+function main() {
+  const argv = process.argv.slice(2);
+  const { zoneFile, listen, port } = parseOrExit('dns-server', USAGE, () => parseOptions(argv));
+
+  /** @type {Zone} */
+  let zone;
+  try {
+    zone = loadZone(zoneFile);
+  } catch (err) {
+    exitWith('dns-server', `cannot load zone: ${describeError(err)}`, 1);
+  }
+
+  const socket = createSocket({ type: isIPv6(listen) ? 'udp6' : 'udp4' });
+  process.on('SIGHUP', () => {
+    try {
+      zone = loadZone(zoneFile);
+      process.stdout.write(`reloaded zone=${zoneFile} names=${zone.records.size}\n`);
+    } catch (err) {
+      process.stderr.write(`dns-server: keeping the previous zone: ${describeError(err)}\n`);
+    }
+  });
+  /** @param {Buffer} packet @returns {Buffer | undefined} */
+  const respond = (packet) => {
+    try {
+      const query = parseQuery(packet);
+      return query === undefined ? undefined : answer(zone, query);
+    } catch (err) {
+      // A packet we failed to foresee is dropped like any other malformed one.
+      process.stderr.write(`dns-server: dropped a packet: ${describeError(err)}\n`);
+      return undefined;
+    }
+  };
+  socket.on('message', (packet, from) => {
+    const reply = respond(packet);
+    if (reply !== undefined) socket.send(reply, from.port, from.address);
+  });
+  // DNS over TCP: each message behind a two-byte length (RFC 1035 4.2.2).
+  const tcp = createServer((conn) => {
+    let pending = Buffer.alloc(0);
+    conn.setTimeout(10_000, () => conn.destroy());
+    conn.on('error', () => conn.destroy());
+    conn.on('data', (chunk) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 2) {
+        const size = pending.readUInt16BE(0);
+        if (pending.length < 2 + size) break;
+        const reply = respond(pending.subarray(2, 2 + size));
+        pending = pending.subarray(2 + size);
+        if (reply === undefined) continue;
+        const length = Buffer.alloc(2);
+        length.writeUInt16BE(reply.length);
+        conn.write(Buffer.concat([length, reply]));
+      }
+    });
+  });
+  for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT'])) {
+    process.once(signal, () => {
+      socket.close();
+      tcp.close();
+      process.exit(0);
+    });
+  }
+  /** @param {string} proto @returns {(err: Error) => never} */
+  const onBindError = (proto) => (err) =>
+    exitWith(
+      'dns-server',
+      `cannot bind ${proto} on ${formatHostPort(listen, port)}: ${err.message}`,
+      1,
+    );
+  socket.once('error', onBindError('udp'));
+  socket.bind(port, listen, () => {
+    socket.removeAllListeners('error');
+    socket.on('error', (err) => process.stderr.write(`dns-server: udp: ${err.message}\n`));
+    const bound = socket.address().port;
+    tcp.once('error', onBindError('tcp'));
+    tcp.listen(bound, listen, () => {
+      tcp.removeAllListeners('error');
+      tcp.on('error', (err) => process.stderr.write(`dns-server: tcp: ${err.message}\n`));
+      process.stdout.write(`listening dns=${formatHostPort(listen, bound)}\n`);
+    });
+  });
+}
+
+main();

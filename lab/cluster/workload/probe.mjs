@@ -1,0 +1,300 @@
+// @ts-check
+/**
+ * Pod workload: one connectivity probe, run inside a pod's network namespace by the suite.
+ *
+ *   node lab/cluster/workload/probe.mjs http URL                 [--timeout-ms 3000]
+ *   node lab/cluster/workload/probe.mjs tcp HOST PORT            [--timeout-ms 3000]
+ *   node lab/cluster/workload/probe.mjs udp HOST PORT MESSAGE    [--timeout-ms 3000]
+ *   node lab/cluster/workload/probe.mjs dns NAME                 [--timeout-ms 3000]
+ *
+ * Always prints exactly one JSON line; exits 0 for result "ok", 1 for any other result and
+ * 2 for usage errors. A probe that hits --timeout-ms kills itself once the line is out (exit
+ * status 137), so a hung name lookup cannot hold it past the deadline.
+ */
+
+import { Buffer } from 'node:buffer';
+import { createSocket } from 'node:dgram';
+import { lookup } from 'node:dns/promises';
+import { get as httpGet } from 'node:http';
+import { connect, isIPv6 } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setTimeout } from 'node:timers';
+import { URL } from 'node:url';
+import { UsageError, describeError, parseCommandLine, parseIntInRange } from './args.mjs';
+
+/** The result strings a probe prints; the suite's expected outcomes map onto these. */
+const Result = /** @type {const} */ ({
+  /** The target answered as asked. */
+  Ok: 'ok',
+  /** Nothing came back within --timeout-ms (dropped traffic, blackholed route). */
+  Timeout: 'timeout',
+  /** The target actively refused: TCP RST or an ICMP port-unreachable. */
+  Refused: 'refused',
+  /** An ICMP host or network unreachable came back. */
+  Unreachable: 'unreachable',
+  /** The resolver says the name does not exist. */
+  NxDomain: 'nxdomain',
+  /** An HTTP answer arrived with a non-2xx status. */
+  HttpError: 'http-error',
+  /** Anything else, including usage errors; see the `error` field. */
+  Error: 'error',
+});
+
+/** @typedef {(typeof Result)[keyof typeof Result]} ResultName */
+
+/**
+ * @typedef {object} Outcome
+ * @property {ResultName} result
+ * @property {number} [status] HTTP status
+ * @property {string} [body] reply body, trimmed, first 4 KiB
+ * @property {number} [bytes] HTTP body bytes received in total (MTU checks fetch large bodies)
+ * @property {string[]} [addresses] resolved IPv4 addresses
+ * @property {string} [error] why the result is not ok
+ */
+
+/** Bodies are cut so one line stays readable in logs and JUnit. */
+const MAX_BODY_BYTES = 4096;
+const DEFAULT_TIMEOUT_MS = 3000;
+const USAGE =
+  'usage: probe.mjs http URL | tcp HOST PORT | udp HOST PORT MESSAGE | dns NAME [--timeout-ms N]';
+
+/**
+ * Maps a socket or resolver error onto a result; the `error` field keeps the detail.
+ * @param {unknown} err
+ * @returns {Outcome}
+ */
+function fromError(err) {
+  const error = describeError(err);
+  switch (errorCode(err)) {
+    case 'ECONNREFUSED':
+      return { result: Result.Refused, error };
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'EHOSTDOWN':
+    case 'ENETDOWN':
+      return { result: Result.Unreachable, error };
+    case 'ETIMEDOUT':
+      return { result: Result.Timeout, error };
+    case 'ENOTFOUND':
+      return { result: Result.NxDomain, error };
+    default:
+      return { result: Result.Error, error };
+  }
+}
+
+/**
+ * The errno-style code, looking inside the AggregateError that happy-eyeballs connects throw.
+ * @param {unknown} err
+ * @returns {string | undefined}
+ */
+function errorCode(err) {
+  if (err instanceof AggregateError) return errorCode(err.errors[0]);
+  if (err instanceof Error && 'code' in err && typeof err.code === 'string') return err.code;
+  return undefined;
+}
+
+/**
+ * @param {Buffer} bytes
+ * @returns {string}
+ */
+function keepBody(bytes) {
+  return bytes.subarray(0, MAX_BODY_BYTES).toString('utf8').trim();
+}
+
+/**
+ * Reads the whole body (so a large response exercises the path MTU) but keeps only 4 KiB.
+ * @param {URL} url
+ * @returns {Promise<Outcome>}
+ */
+function probeHttp(url) {
+  return new Promise((resolve) => {
+    const request = httpGet(url, { agent: false }, (res) => {
+      /** @type {Buffer[]} */
+      const kept = [];
+      let keptBytes = 0;
+      let bytes = 0;
+      res.on('data', (/** @type {Buffer} */ chunk) => {
+        bytes += chunk.length;
+        if (keptBytes < MAX_BODY_BYTES) {
+          kept.push(chunk.subarray(0, MAX_BODY_BYTES - keptBytes));
+          keptBytes += Math.min(chunk.length, MAX_BODY_BYTES - keptBytes);
+        }
+      });
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        const result = status >= 200 && status < 300 ? Result.Ok : Result.HttpError;
+        // Where the connection went: a name must have led to the pod it names.
+        const peer = res.socket.remoteAddress;
+        resolve({
+          result,
+          status,
+          body: keepBody(Buffer.concat(kept)),
+          bytes,
+          ...(peer ? { peer } : {}),
+        });
+      });
+      res.on('error', (err) => {
+        resolve(fromError(err));
+      });
+      res.on('close', () => {
+        if (!res.complete)
+          resolve({ result: Result.Error, error: `body ended after ${bytes} bytes` });
+      });
+    });
+    request.on('error', (err) => {
+      resolve(fromError(err));
+    });
+  });
+}
+
+/**
+ * @param {string} host
+ * @param {number} port
+ * @returns {Promise<Outcome>}
+ */
+function probeTcp(host, port) {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve({ result: Result.Ok });
+    });
+    socket.once('error', (err) => {
+      resolve(fromError(err));
+    });
+  });
+}
+
+/**
+ * Unconnected socket on purpose: ICMP errors are ignored, so a silent target reads as timeout.
+ * @param {string} host
+ * @param {number} port
+ * @param {string} message
+ * @returns {Promise<Outcome>}
+ */
+function probeUdp(host, port, message) {
+  return new Promise((resolve) => {
+    const socket = createSocket(isIPv6(host) ? 'udp6' : 'udp4');
+    socket.on('message', (reply) => {
+      resolve({ result: Result.Ok, body: keepBody(reply) });
+    });
+    socket.on('error', (err) => {
+      resolve(fromError(err));
+    });
+    socket.send(message, port, host, (err) => {
+      if (err) resolve(fromError(err));
+    });
+  });
+}
+
+/**
+ * Uses the system resolver so resolv.conf's search list and ndots apply as they would for a pod.
+ * @param {string} name
+ * @returns {Promise<Outcome>}
+ */
+async function probeDns(name) {
+  try {
+    const found = await lookup(name, { all: true, family: 4 });
+    return { result: Result.Ok, addresses: found.map((a) => a.address) };
+  } catch (err) {
+    return fromError(err);
+  }
+}
+
+/**
+ * Checks the arguments and returns the probe to run; throws UsageError before any traffic.
+ * @param {string | undefined} kind
+ * @param {string[]} args
+ * @returns {() => Promise<Outcome>}
+ */
+function selectProbe(kind, args) {
+  const expect = (/** @type {number} */ count, /** @type {string} */ shape) => {
+    if (args.length !== count) throw new UsageError(`${kind} takes ${shape}`);
+  };
+  const port = (/** @type {string | undefined} */ text) =>
+    parseIntInRange(text ?? '', 'PORT', 1, 65535);
+  const [a = '', b, c = ''] = args;
+  switch (kind) {
+    case 'http': {
+      expect(1, 'URL');
+      if (!a.startsWith('http://') || !URL.canParse(a))
+        throw new UsageError(`not an http URL: ${a}`);
+      return () => probeHttp(new URL(a));
+    }
+    case 'tcp': {
+      expect(2, 'HOST PORT');
+      const p = port(b);
+      return () => probeTcp(a, p);
+    }
+    case 'udp': {
+      expect(3, 'HOST PORT MESSAGE');
+      const p = port(b);
+      return () => probeUdp(a, p, c);
+    }
+    case 'dns':
+      expect(1, 'NAME');
+      return () => probeDns(a);
+    default:
+      throw new UsageError(kind === undefined ? 'missing probe kind' : `unknown probe '${kind}'`);
+  }
+}
+
+/**
+ * Prints the one JSON line and exits once it is flushed. `kill` ends the process with SIGKILL
+ * instead: a timed-out getaddrinfo() holds a libuv worker thread that process.exit() joins, so
+ * exiting would wait for the resolver's own timeouts (seconds per attempt) after ours.
+ * @param {Record<string, unknown>} line
+ * @param {number} code
+ * @param {boolean} [kill]
+ */
+function finish(line, code, kill = false) {
+  process.stdout.write(`${JSON.stringify(line)}\n`, () => {
+    if (kill) process.kill(process.pid, 'SIGKILL');
+    else process.exit(code);
+  });
+}
+
+async function main() {
+  const started = performance.now();
+  /** @type {string | undefined} */
+  let kind;
+  /** @type {() => Promise<Outcome>} */
+  let run;
+  /** @type {number} */
+  let timeoutMs;
+  try {
+    const { positionals, flags } = parseCommandLine(process.argv.slice(2), ['timeout-ms']);
+    kind = positionals[0];
+    run = selectProbe(kind, positionals.slice(1));
+    const timeoutFlag = flags.get('timeout-ms') ?? String(DEFAULT_TIMEOUT_MS);
+    timeoutMs = parseIntInRange(timeoutFlag, '--timeout-ms', 1, 600_000);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`probe: ${err.message}\n${USAGE}\n`);
+    finish({ kind: kind ?? null, result: Result.Error, error: err.message }, 2);
+    return;
+  }
+
+  let done = false;
+  /**
+   * @param {Outcome} outcome
+   * @param {boolean} [kill]
+   */
+  const report = (outcome, kill = false) => {
+    if (done) return;
+    done = true;
+    const ms = Math.round(performance.now() - started);
+    finish({ kind, ...outcome, ms }, outcome.result === Result.Ok ? 0 : 1, kill);
+  };
+  // One deadline for the whole probe (lookup, connect, body): sockets die with the process.
+  setTimeout(() => {
+    report({ result: Result.Timeout, error: `no answer within ${timeoutMs} ms` }, true);
+  }, timeoutMs);
+  try {
+    report(await run());
+  } catch (err) {
+    report({ result: Result.Error, error: describeError(err) });
+  }
+}
+
+await main();

@@ -1,0 +1,121 @@
+/** Integration-test helpers: a netns lab of its own (own LAB_HOME, own name) with workloads, and its fault session. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ExecaRunner } from '../exec/execa-runner.ts';
+import { labDown, labUp } from '../lifecycle/lab-lifecycle.ts';
+import { silentLogger, type Logger } from '../log/logger.ts';
+import { PlainProgress } from '../log/progress.ts';
+import type { EmulatedCluster } from '../cluster/emulated-cluster.ts';
+import { netnsSkipReason, testLabId } from './netns-host.ts';
+import { loadSpec } from '../spec/load-spec.ts';
+import { LabStore } from '../state/lab-store.ts';
+import type { FaultSession } from '../faults/fault-session.ts';
+import { openFaultSession } from '../faults/open-fault-session.ts';
+
+/** Why fault integration tests cannot run here (netns and nft), or undefined. */
+export async function faultSkipReason(): Promise<string | undefined> {
+  const runner = new ExecaRunner(silentLogger());
+  const netns = await netnsSkipReason(runner);
+  if (netns !== undefined) return netns;
+  const nft = await runner.run('nft', ['--version'], { check: false }).catch(() => undefined);
+  return nft?.exitCode === 0 ? undefined : 'nft (package nftables) is missing';
+}
+
+export interface TestLab extends AsyncDisposable {
+  name: string;
+  labHome: string;
+  store: LabStore;
+  session: FaultSession;
+  cluster: EmulatedCluster;
+  /** Namespace of the workloads deployWorkloads made. */
+  namespace: string;
+  down(): Promise<void>;
+}
+
+const quiet = (log: Logger) => new PlainProgress(log, () => undefined);
+
+/** cp1, lin1, win1, win2 over flannel vxlan, named after the test process so parallel runs never collide. */
+export async function startTestLab(tag: string): Promise<TestLab> {
+  const name = testLabId(tag).replace(/^hl-/, '');
+  const labHome = mkdtempSync(join(tmpdir(), 'hl-faultlab-'));
+  const store = new LabStore(labHome);
+  const specFile = join(labHome, `${name}.yaml`);
+  writeFileSync(
+    specFile,
+    [
+      `name: ${name}`,
+      'provider: netns',
+      'cni: { plugin: flannel, backend: vxlan }',
+      'nodes:',
+      '  - { name: cp1, os: linux, role: control-plane }',
+      '  - { name: lin1, os: linux, role: worker }',
+      '  - { name: win1, os: windows, role: worker }',
+      '  - { name: win2, os: windows, role: worker }',
+      '',
+    ].join('\n'),
+  );
+  const { lab } = await labUp(loadSpec(specFile, labHome), { store, progress: quiet });
+  let stopped = false;
+  const down = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      await labDown(name, { store, progress: quiet });
+    } finally {
+      rmSync(labHome, { recursive: true, force: true });
+    }
+  };
+  try {
+    const session = await openFaultSession(store, name);
+    const cluster = (lab as { cluster?: EmulatedCluster }).cluster;
+    if (cluster === undefined) throw new Error('netns lab without cluster API');
+    return {
+      name,
+      labHome,
+      store,
+      session,
+      cluster,
+      namespace: 'faults',
+      down,
+      [Symbol.asyncDispose]: down,
+    };
+  } catch (error) {
+    await down().catch(() => undefined);
+    throw error;
+  }
+}
+
+export interface TestWorkloads {
+  /** Pod name per node (`w-<node>`) and its IP. */
+  pods: Record<string, string>;
+  services: Record<'linux' | 'windows', { clusterIP: string; nodePort: number }>;
+}
+
+/** One netexec pod per node and a NodePort Service per OS, as the suite deploys them. */
+export async function deployWorkloads(lab: TestLab): Promise<TestWorkloads> {
+  const { cluster, namespace } = lab;
+  const pods: Record<string, string> = {};
+  await Promise.all(
+    cluster.plan.nodes.map(async (n) => {
+      pods[n.name] = await cluster.createPod({
+        name: `w-${n.name}`,
+        namespace,
+        node: n.name,
+        labels: { app: 'w', os: n.os },
+      });
+    }),
+  );
+  const port = { name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' as const };
+  const service = async (os: 'linux' | 'windows') => {
+    const created = await cluster.createService({
+      name: `web-${os}`,
+      namespace,
+      type: 'NodePort',
+      selector: { app: 'w', os },
+      ports: [port],
+    });
+    return { clusterIP: created.clusterIP ?? '', nodePort: created.nodePorts.http ?? 0 };
+  };
+  return { pods, services: { linux: await service('linux'), windows: await service('windows') } };
+}

@@ -1,0 +1,163 @@
+/**
+ * Helpers for the issue-5 integration test, which ci/libvirt-integration.sh runs inside a
+ * network namespace playing the hypervisor host: the CLI as a child process, virsh checks.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse, stringify } from 'yaml';
+import type { CommandRunner, RunResult } from '../exec/command-runner.ts';
+import type { LabPlan } from '../plan/lab-plan.ts';
+import { targetsFromSshConfig } from '../provision/ssh-config.ts';
+import type { SshTarget } from '../remote/ssh-node-shell.ts';
+import { registeredProviders } from '../providers/registry.ts';
+import { labProcesses } from '../providers/libvirt/lab-processes.ts';
+import { libvirtDir } from '../providers/libvirt/libvirt-names.ts';
+import { LibvirtStateStore } from '../providers/libvirt/libvirt-state.ts';
+import { Virsh, type LabResource } from '../providers/libvirt/virsh.ts';
+
+export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = join(REPO, 'lab/cli/main.ts');
+
+/** What ci/libvirt-integration.sh hands the test. */
+export interface ItEnvironment {
+  /** The qemu+ssh:// URI of the second hypervisor entry (the namespace's own sshd). */
+  sshUri: string;
+  /** The bridge both hypervisor entries put the lab network on. */
+  bridge: string;
+  /** The `.lab` folder the test's labs live in. */
+  labHome: string;
+  resultsDir: string;
+  /** The artifact cache staged on the host (HL_IT_ARTIFACTS), if any: Debian packages. */
+  artifacts?: string;
+}
+
+/** Why the test cannot run here, or the environment it runs in. */
+export function itEnvironment(env = process.env): ItEnvironment | string {
+  if (env.HL_LIBVIRT_IT !== '1') {
+    return 'needs the libvirt namespace of ci/libvirt-integration.sh (HL_LIBVIRT_IT=1)';
+  }
+  if (!registeredProviders().includes('libvirt')) {
+    return 'the libvirt provider is not registered in lab/providers/registry.ts';
+  }
+  const missing = ['HL_IT_SSH_URI', 'HL_IT_BRIDGE', 'LAB_HOME', 'RESULTS_DIR'].filter(
+    (k) => (env[k] ?? '') === '',
+  );
+  if (missing.length > 0) return `ci/libvirt-integration.sh did not set ${missing.join(', ')}`;
+  return {
+    sshUri: env.HL_IT_SSH_URI!,
+    bridge: env.HL_IT_BRIDGE!,
+    labHome: env.LAB_HOME!,
+    resultsDir: env.RESULTS_DIR!,
+    ...((env.HL_IT_ARTIFACTS ?? '') === '' ? {} : { artifacts: env.HL_IT_ARTIFACTS! }),
+  };
+}
+
+/**
+ * The libvirt-emulated preset on two hypervisor entries sharing one bridge: hv1 as
+ * qemu:///system, hv2 through ssh. Nodes spread round-robin (cp1, win1 on hv1; lin1 on hv2).
+ */
+export function itSpec(it: ItEnvironment, name: string, nodes?: number): string {
+  const preset = parse(
+    readFileSync(join(REPO, 'lab/presets/libvirt-emulated.yaml'), 'utf8'),
+  ) as Record<string, unknown> & { nodes: unknown[] };
+  const spec = {
+    ...preset,
+    name,
+    network: { mode: 'bridge', bridge: it.bridge },
+    hypervisors: [
+      { name: 'hv1', uri: 'qemu:///system' },
+      { name: 'hv2', uri: it.sshUri },
+    ],
+    nodes: nodes === undefined ? preset.nodes : preset.nodes.slice(0, nodes),
+  };
+  const file = join(it.labHome, `${name}.yaml`);
+  writeFileSync(file, stringify(spec));
+  return file;
+}
+
+/** How the provisioner reaches `node` of the running lab `name` (its ssh_config), for `plan`. */
+export function labTarget(it: ItEnvironment, name: string, plan: LabPlan, node: string): SshTarget {
+  const state = new LibvirtStateStore(libvirtDir(join(it.labHome, name))).read();
+  const target = targetsFromSshConfig(readFileSync(state.sshConfig, 'utf8'), plan).find(
+    (t) => t.node === node,
+  );
+  if (target === undefined) throw new Error(`${node} is not a node of plan ${plan.name}`);
+  return target;
+}
+
+/** `lab ARGS...` as a user runs it (npm run lab), output captured. */
+export function lab(runner: CommandRunner, it: ItEnvironment, args: string[]): Promise<RunResult> {
+  return runner.run(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: REPO,
+    env: { LAB_HOME: it.labHome, CI: 'true' },
+    check: false,
+    timeoutMs: 1_800_000,
+  });
+}
+
+/** Starts `lab up` detached (so the test can kill it), output to logFile. */
+export function labUpInBackground(
+  runner: CommandRunner,
+  it: ItEnvironment,
+  spec: string,
+  logFile: string,
+) {
+  return runner.spawn(process.execPath, ['--import', 'tsx', CLI, 'up', '--spec', spec], {
+    logFile,
+    env: { LAB_HOME: it.labHome, CI: 'true' },
+  });
+}
+
+export const URIS = (it: ItEnvironment): string[] => ['qemu:///system', it.sshUri];
+
+/** Everything of `labId` still on either hypervisor entry, plus its stamped processes. */
+export async function leftovers(
+  runner: CommandRunner,
+  it: ItEnvironment,
+  labId: string,
+): Promise<string[]> {
+  const found: LabResource[] = [];
+  for (const uri of URIS(it)) found.push(...(await new Virsh(runner, uri).labResources(labId)));
+  return [
+    ...found.map((r) => `${r.kind} ${r.pool === undefined ? '' : `${r.pool}/`}${r.name}`),
+    ...labProcesses(labId).map((pid) => `process ${pid}`),
+  ];
+}
+
+/** Raw virsh listings (the assertion the issue names), lines mentioning the lab id. */
+export async function virshMentions(
+  runner: CommandRunner,
+  uri: string,
+  labId: string,
+): Promise<string[]> {
+  const virsh = new Virsh(runner, uri);
+  const pools = (await virsh.run(['pool-list', '--name'])).stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const outputs = [
+    (await virsh.run(['list', '--all'])).stdout,
+    (await virsh.run(['net-list', '--all'])).stdout,
+    ...(await Promise.all(pools.map(async (p) => (await virsh.run(['vol-list', p])).stdout))),
+  ];
+  return outputs
+    .flatMap((o) => o.split('\n'))
+    .filter((l) => l.includes(`${labId}_`) || l.includes(`${labId}-`));
+}
+
+/** Polls until `check` returns a value or the time is up. */
+export async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<T | undefined>,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
