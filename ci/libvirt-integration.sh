@@ -209,7 +209,7 @@ run_bench() {
   chmod 755 "$work/bench"
   in_ns env CI=true LAB_HOME="$work/bench" HL_IT_BRIDGE="$BRIDGE" \
     HL_IT_SSH_URI="qemu+ssh://root@127.0.0.1:$SSH_PORT/system?keyfile=$work/id_ed25519" \
-    node --import tsx lab/providers/libvirt/libvirt-bench.ts >test-results/libvirt/bench.json
+    node --import tsx specs/bench/libvirt-bench.ts >test-results/libvirt/bench.json
   cat test-results/libvirt/bench.json
   # npm run bench writes the netns figures beside these and keeps them.
   node -e '

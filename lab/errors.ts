@@ -74,3 +74,11 @@ export class WaitTimeoutError extends LabError {
     });
   }
 }
+
+/** Something this machine lacks for a plan, found before anything is created. */
+export interface PreflightProblem {
+  /** What is missing or wrong, in one line. */
+  what: string;
+  /** How to fix it. */
+  fix: string;
+}

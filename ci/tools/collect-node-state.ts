@@ -7,9 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LabError } from '../../lab/errors.ts';
-import { openProvider } from '../../lab/lifecycle/lab-lifecycle.ts';
-import type { Logger } from '../../lab/log/logger.ts';
-import { PlainProgress } from '../../lab/log/progress.ts';
+import { openLab } from '../../lab/lifecycle/open-lab.ts';
 import type { NodeOs, PlannedNode } from '../../lab/plan/lab-plan.ts';
 import type { NodeShell } from '../../lab/remote/node-shell.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
@@ -54,10 +52,7 @@ async function main(argv: string[]): Promise<void> {
   }
   const store = new LabStore(resolve(process.env.LAB_HOME ?? '.lab'));
   const name = store.resolveName(values.lab);
-  const plan = store.readPlan(name);
-  const quiet = (log: Logger) => new PlainProgress(log, () => undefined);
-  const { provider } = openProvider(store, name, plan.provider, { progress: quiet });
-  const lab = await provider.attach(plan);
+  const { plan, lab } = await openLab(store, name, 'collect');
   for (const node of plan.nodes) {
     const dir = join(resolve(values.out), node.name);
     mkdirSync(dir, { recursive: true });

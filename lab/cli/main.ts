@@ -4,7 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { LabError, LabSpecError } from '../errors.ts';
-import { labDown, labReap, labStatus, labUp, openProvider } from '../lifecycle/lab-lifecycle.ts';
+import { labDown, labReap, labStatus, labUp } from '../lifecycle/lab-lifecycle.ts';
+import { openLab } from '../lifecycle/open-lab.ts';
 import { planLab, serializePlan } from '../plan/plan-lab.ts';
 import { labSpecJsonSchema } from '../spec/lab-spec-schema.ts';
 import { loadSpec } from '../spec/load-spec.ts';
@@ -103,9 +104,7 @@ program
   .option('--lab <name>', 'the lab (default: $LAB, else .lab/current)')
   .action(async (node: string, command: string[], opts: { lab?: string }) => {
     const name = store.resolveName(opts.lab);
-    const plan = store.readPlan(name);
-    const { provider } = openProvider(store, name, plan.provider);
-    const lab = await provider.attach(plan);
+    const { lab } = await openLab(store, name, 'ssh');
     if (command.length > 0) {
       const result = await lab.nodeShell(node).exec(command, { check: false });
       process.stdout.write(result.stdout);
@@ -125,8 +124,7 @@ program
   .option('--preflight', 'only list what the artifact cache lacks, and where to get it')
   .action(async (opts: { lab?: string; sshConfig?: string; preflight?: boolean }) => {
     // Loaded on use: provisioning code is only needed by kubeadm labs.
-    const { provisionCommand, provisionPreflight } =
-      await import('../provision/provision-command.ts');
+    const { provisionCommand, provisionPreflight } = await import('./provision-command.ts');
     const name = store.resolveName(opts.lab);
     if (opts.preflight === true) {
       const missing = await provisionPreflight(store, name);

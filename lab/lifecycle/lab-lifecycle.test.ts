@@ -6,7 +6,8 @@ import { LabError, ProviderError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { PlainProgress } from '../log/progress.ts';
 import type { LabPlan } from '../plan/lab-plan.ts';
-import type { LabProvider, PreflightProblem, StartedLab } from '../providers/lab-provider.ts';
+import type { LabProvider, StartedLab } from '../providers/lab-provider.ts';
+import type { PreflightProblem } from '../errors.ts';
 import { validateSpec, type LoadedSpec } from '../spec/load-spec.ts';
 import { expandShorthand } from '../spec/shorthand.ts';
 import { LabStore } from '../state/lab-store.ts';
@@ -31,6 +32,7 @@ class FakeProvider implements LabProvider {
     const events = this.events;
     const lab: StartedLab = {
       plan,
+      cluster: undefined,
       down: () => {
         events.push(`down ${plan.id}`);
         return Promise.resolve();

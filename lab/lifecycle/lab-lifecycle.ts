@@ -8,6 +8,7 @@ import type { LabPlan, ProviderName } from '../plan/lab-plan.ts';
 import { planLab, serializePlan } from '../plan/plan-lab.ts';
 import type { LabProvider, LabStatus, StartedLab } from '../providers/lab-provider.ts';
 import { createProvider, registeredProviders } from '../providers/registry.ts';
+import { openLab, providerFor } from './open-lab.ts';
 import type { LoadedSpec } from '../spec/load-spec.ts';
 import type { LabStore } from '../state/lab-store.ts';
 
@@ -31,19 +32,20 @@ export interface UpResult {
   alreadyUp: boolean;
 }
 
-/** Opens the provider of a lab with its log, runner and progress. */
+/** Opens the provider of a lab with its log, runner and progress (listr2 on a TTY by default). */
 export function openProvider(
   store: LabStore,
   name: string,
   provider: ProviderName,
   options: Pick<LifecycleOptions, 'progress' | 'providers'> = {},
 ): { provider: LabProvider; log: Logger } {
-  const paths = store.paths(name);
-  const log = fileLogger(paths.harnessLog, { lab: name, provider });
-  const progress = (options.progress ?? progressFor)(log, `[${provider}] `);
+  const log = fileLogger(store.paths(name).harnessLog, { lab: name, provider });
   const runner = new ExecaRunner(log.child({ component: 'runner' }));
-  const context = { runner, log, stateDir: paths.dir, progress };
-  return { provider: (options.providers ?? createProvider)(provider, context), log };
+  const opened = providerFor(store, name, provider, log, runner, {
+    progress: options.progress ?? progressFor,
+    ...(options.providers === undefined ? {} : { providers: options.providers }),
+  });
+  return { provider: opened, log };
 }
 
 /** `lab up`: validates, plans, checks the machine, then creates the lab all-or-nothing. */
@@ -119,11 +121,10 @@ export async function labDown(name: string, options: LifecycleOptions): Promise<
   return swept;
 }
 
-/** `lab status`: the provider's view of a lab. */
+/** `lab status`: the provider's view of a lab that is up. */
 export async function labStatus(name: string, options: LifecycleOptions): Promise<LabStatus> {
-  const plan = options.store.readPlan(name);
-  const { provider } = openProvider(options.store, name, plan.provider, options);
-  return (await provider.attach(plan)).status();
+  const { lab } = await openLab(options.store, name, 'status', options);
+  return lab.status();
 }
 
 /**

@@ -105,3 +105,8 @@ export function progressFor(log: Logger, label: string, tty = process.stderr.isT
     ? new ListrProgress(log, label)
     : new PlainProgress(log, undefined, label);
 }
+
+/** Progress that goes to the log only, for callers that report their own steps. */
+export function quietProgress(log: Logger): Progress {
+  return new PlainProgress(log, () => undefined);
+}

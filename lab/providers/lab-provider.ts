@@ -1,4 +1,6 @@
 /** The one interface every provider (netns, libvirt, existing) implements. */
+import type { EmulatedCluster } from '../cluster/emulated-cluster.ts';
+import type { PreflightProblem } from '../errors.ts';
 import type { CommandRunner } from '../exec/command-runner.ts';
 import type { NodeShell } from '../remote/node-shell.ts';
 import type { Progress } from '../log/progress.ts';
@@ -25,18 +27,16 @@ export interface LabStatus {
 /** A lab that is up; its owner tears it down with down() (idempotent) or `await using`. */
 export interface StartedLab extends AsyncDisposable {
   readonly plan: LabPlan;
+  /**
+   * The emulated cluster of a lab whose Kubernetes is emulated (netns, libvirt `cluster:
+   * emulated`); undefined where a real Kubernetes runs. Results through it are labelled emulated.
+   */
+  readonly cluster: EmulatedCluster | undefined;
   down(): Promise<void>;
   status(): Promise<LabStatus>;
   nodeShell(node: string): NodeShell;
   /** The argv that opens an interactive shell on a node (`lab ssh NODE`). */
   shellCommand(node: string): string[];
-}
-
-export interface PreflightProblem {
-  /** What is missing or wrong, in one line. */
-  what: string;
-  /** How to fix it. */
-  fix: string;
 }
 
 export interface ProviderContext {

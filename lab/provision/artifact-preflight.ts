@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandRunner } from '../exec/command-runner.ts';
 import type { LabPlan } from '../plan/lab-plan.ts';
-import type { PreflightProblem } from '../providers/lab-provider.ts';
+import type { PreflightProblem } from '../errors.ts';
 import {
   artifactsForPlan,
   DEBIAN_REPO_DIR,

@@ -26,7 +26,7 @@ import {
   type ScriptStep,
   type StepReport,
 } from './step-runner.ts';
-import { forSsh } from './waits.ts';
+import { forSsh } from '../wait/waits.ts';
 
 export interface ProvisionerDeps {
   runner: CommandRunner;

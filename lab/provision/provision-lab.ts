@@ -9,7 +9,7 @@ import type { CommandRunner } from '../exec/command-runner.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Progress } from '../log/progress.ts';
 import type { LabPlan, NodeOs } from '../plan/lab-plan.ts';
-import type { PreflightProblem } from '../providers/lab-provider.ts';
+import type { PreflightProblem } from '../errors.ts';
 import { kubeadmImageList } from './artifact-catalogue.ts';
 import { artifactProblems, missingArtifacts, parseImageList } from './artifact-preflight.ts';
 import { componentVersions, type ComponentVersions } from './component-versions.ts';

@@ -11,7 +11,7 @@ import type { NodeOs } from '../plan/lab-plan.ts';
 import type { NodeShell } from '../remote/node-shell.ts';
 import type { NodeLogs } from './node-log.ts';
 import { ProvisionError, tailOf } from './provision-error.ts';
-import { forSsh } from './waits.ts';
+import { forSsh } from '../wait/waits.ts';
 
 /** A NodeShell that can also copy files to the node (SshNodeShell). */
 export interface ProvisionShell extends NodeShell {

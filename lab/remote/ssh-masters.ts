@@ -5,8 +5,9 @@
 import { processAlive } from '../exec/process-alive.ts';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { ProviderError, WaitTimeoutError } from '../errors.ts';
+import { ProviderError } from '../errors.ts';
 import type { CommandRunner } from '../exec/command-runner.ts';
+import { pollFor } from '../wait/poll.ts';
 
 const READY_TIMEOUT_MS = 60_000;
 
@@ -51,20 +52,17 @@ export async function startMasters(
         { logFile, env: options.env },
       );
       pids[node] = proc.pid;
-      const deadline = Date.now() + READY_TIMEOUT_MS;
-      while (!(await masterUp(options, node))) {
-        if (!processAlive(proc.pid)) {
-          throw new ProviderError(`ssh master to ${node} exited: ${readTail(logFile)}`);
-        }
-        if (Date.now() > deadline) {
-          throw new WaitTimeoutError(
-            `the ssh master to ${node}`,
-            READY_TIMEOUT_MS,
-            readTail(logFile),
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      await pollFor(
+        `the ssh master to ${node}`,
+        async () => {
+          if (await masterUp(options, node)) return true;
+          if (!processAlive(proc.pid)) {
+            throw new ProviderError(`ssh master to ${node} exited: ${readTail(logFile)}`);
+          }
+          return false;
+        },
+        { timeoutMs: READY_TIMEOUT_MS, intervalMs: 200, lastSeen: () => readTail(logFile) },
+      );
     }),
   );
   return pids;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecaRunner } from '../exec/execa-runner.ts';
 import { labDown, labUp } from '../lifecycle/lab-lifecycle.ts';
-import { silentLogger, type Logger } from '../log/logger.ts';
-import { PlainProgress } from '../log/progress.ts';
+import { silentLogger } from '../log/logger.ts';
+import { quietProgress } from '../log/progress.ts';
 import type { EmulatedCluster } from '../cluster/emulated-cluster.ts';
 import { netnsSkipReason, testLabId } from './netns-host.ts';
 import { loadSpec } from '../spec/load-spec.ts';
@@ -33,8 +33,6 @@ export interface TestLab extends AsyncDisposable {
   down(): Promise<void>;
 }
 
-const quiet = (log: Logger) => new PlainProgress(log, () => undefined);
-
 /** cp1, lin1, win1, win2 over flannel vxlan, named after the test process so parallel runs never collide. */
 export async function startTestLab(tag: string): Promise<TestLab> {
   const name = testLabId(tag).replace(/^hl-/, '');
@@ -55,20 +53,20 @@ export async function startTestLab(tag: string): Promise<TestLab> {
       '',
     ].join('\n'),
   );
-  const { lab } = await labUp(loadSpec(specFile, labHome), { store, progress: quiet });
+  const { lab } = await labUp(loadSpec(specFile, labHome), { store, progress: quietProgress });
   let stopped = false;
   const down = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
     try {
-      await labDown(name, { store, progress: quiet });
+      await labDown(name, { store, progress: quietProgress });
     } finally {
       rmSync(labHome, { recursive: true, force: true });
     }
   };
   try {
     const session = await openFaultSession(store, name);
-    const cluster = (lab as { cluster?: EmulatedCluster }).cluster;
+    const { cluster } = lab;
     if (cluster === undefined) throw new Error('netns lab without cluster API');
     return {
       name,

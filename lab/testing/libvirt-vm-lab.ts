@@ -145,19 +145,3 @@ export async function virshMentions(
     .flatMap((o) => o.split('\n'))
     .filter((l) => l.includes(`${labId}_`) || l.includes(`${labId}-`));
 }
-
-/** Polls until `check` returns a value or the time is up. */
-export async function waitFor<T>(
-  what: string,
-  timeoutMs: number,
-  check: () => Promise<T | undefined>,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-}

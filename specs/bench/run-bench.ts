@@ -8,13 +8,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { benchLifecycle, median, timeCommand } from '../../lab/bench/lab-bench.ts';
+import { benchLifecycle, median, timeCommand } from './lifecycle-bench.ts';
 import { breakFault, healFaults } from '../../lab/faults/fault-engine.ts';
 import { openFaultSession } from '../../lab/faults/open-fault-session.ts';
 import { labDown, labUp } from '../../lab/lifecycle/lab-lifecycle.ts';
-import type { Logger } from '../../lab/log/logger.ts';
-import { PlainProgress } from '../../lab/log/progress.ts';
-import { NetnsStartedLab } from '../../lab/providers/netns/netns-started-lab.ts';
+import { quietProgress } from '../../lab/log/progress.ts';
 import { validateSpec } from '../../lab/spec/load-spec.ts';
 import { SUITE_COMMAND } from '../selftest/suite-process.ts';
 import { expandShorthand } from '../../lab/spec/shorthand.ts';
@@ -25,7 +23,6 @@ const WAITING_FAULT = 'dns-stopped';
 const home = mkdtempSync(join(tmpdir(), 'hl-bench-'));
 const env = { ...process.env, LAB_HOME: join(home, '.lab'), CI: 'true' };
 const store = new LabStore(env.LAB_HOME);
-const quiet = (log: Logger) => new PlainProgress(log, () => undefined);
 const say = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 say(`lab up/down, ${REPS} repetitions each`);
@@ -47,7 +44,7 @@ say('matrix parallel vs serial on the default topology');
 const suiteSpec = { ...expandShorthand('k8s-netns-1-2-2'), name: 'benchsuite' };
 const { lab } = await labUp(
   { spec: validateSpec(suiteSpec, 'bench'), source: 'bench', text: '' },
-  { store, progress: quiet },
+  { store, progress: quietProgress },
 );
 /** One suite run on the bench lab; `green` demands every cell pass (a red matrix is no timing of it). */
 function suiteRun(concurrency: number, label: string, green = true) {
@@ -92,8 +89,8 @@ const waitingSerial = suiteRun(1, 'waiting', false);
 await healFaults(faults);
 
 say('probe vs bare TCP connect inside one pod namespace');
-if (!(lab instanceof NetnsStartedLab)) throw new Error('the bench lab is not a netns lab');
-const cluster = lab.cluster;
+const { cluster } = lab;
+if (cluster === undefined) throw new Error('the bench lab has no emulated cluster');
 const target = await cluster.createPod({
   name: 'bench-b',
   namespace: 'bench',
@@ -126,7 +123,7 @@ const probeMs = await timeExec([
   '3000',
 ]);
 const bareMs = await timeExec(['bash', '-c', `exec 3<>/dev/tcp/${target}/8080`]);
-await labDown('benchsuite', { store, progress: quiet });
+await labDown('benchsuite', { store, progress: quietProgress });
 
 const figures = {
   when: new Date().toISOString(),

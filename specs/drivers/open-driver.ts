@@ -1,10 +1,8 @@
 /** Finds the lab the suite runs against: $LAB, else .lab/current, else $KUBECONFIG (existing). */
 import { join, resolve } from 'node:path';
-import { openProvider } from '../../lab/lifecycle/lab-lifecycle.ts';
-import { fileLogger, type Logger } from '../../lab/log/logger.ts';
-import { PlainProgress } from '../../lab/log/progress.ts';
+import { openLab } from '../../lab/lifecycle/open-lab.ts';
+import { fileLogger } from '../../lab/log/logger.ts';
 import { kubeconfigPath } from '../../lab/providers/existing/existing-provider.ts';
-import type { EmulatedCluster } from '../../lab/cluster/emulated-cluster.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
 import { EmulatedDriver } from './emulated-driver.ts';
 import { InfrastructureError } from './infrastructure-error.ts';
@@ -25,26 +23,15 @@ export async function openDriver(env: NodeJS.ProcessEnv = process.env): Promise<
       hint: 'run `npm run lab:up` first, or set LAB=NAME, or KUBECONFIG for an existing cluster',
     });
   }
-  const plan = store.readPlan(store.resolveName(name, env));
-  const phase = store.readState(name)?.phase;
-  if (phase !== 'up') {
-    throw new InfrastructureError(`lab ${name} is ${phase ?? 'unknown'}, not up`, {
-      hint: 'npm run lab:up brings it up',
-    });
-  }
-  const quiet = (log: Logger) => new PlainProgress(log, () => undefined);
-  const { provider } = openProvider(store, name, plan.provider, { progress: quiet });
-  const lab = await provider.attach(plan);
+  const { plan, paths, lab } = await openLab(store, store.resolveName(name, env), 'suite');
   if (plan.emulated) {
-    const cluster = (lab as { cluster?: EmulatedCluster }).cluster;
+    const { cluster } = lab;
     if (cluster === undefined)
       throw new InfrastructureError(`provider ${plan.provider} exposes no emulated cluster`);
     return new EmulatedDriver(plan, lab, cluster);
   }
   const kubeconfig =
-    plan.provider === 'existing'
-      ? kubeconfigPath(plan, env)
-      : join(store.paths(name).dir, 'kubeconfig');
+    plan.provider === 'existing' ? kubeconfigPath(plan, env) : join(paths.dir, 'kubeconfig');
   return openKubernetes(
     kubeconfig,
     {
@@ -54,7 +41,7 @@ export async function openDriver(env: NodeJS.ProcessEnv = process.env): Promise<
       cni: `${plan.cni.plugin}/${plan.cni.backend}`,
     },
     // The suite's API calls, execs and host commands go to the lab's harness log like every step.
-    { log: fileLogger(store.paths(name).harnessLog, { component: 'suite' }) },
+    { log: fileLogger(paths.harnessLog, { component: 'suite' }) },
   );
 }
 

@@ -15,8 +15,9 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { ProviderError, WaitTimeoutError } from '../../errors.ts';
+import { ProviderError } from '../../errors.ts';
 import { processAlive } from '../../exec/process-alive.ts';
+import { pollFor } from '../../wait/poll.ts';
 
 export type ServiceType = 'ClusterIP' | 'NodePort' | 'Headless';
 export type Protocol = 'TCP' | 'UDP';
@@ -151,39 +152,40 @@ export class ClusterStateStore {
 
   private async lock(): Promise<void> {
     mkdirSync(this.dir, { recursive: true });
-    const started = Date.now();
-    for (;;) {
-      try {
-        const fd = openSync(this.lockFile, 'wx');
-        writeSync(fd, String(process.pid));
-        closeSync(fd);
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      let holder: string;
-      try {
-        holder = readFileSync(this.lockFile, 'utf8').trim();
-      } catch {
-        continue; // released in between
-      }
-      const pid = Number(holder);
-      // A holder that died (crash, kill -9) leaves the lock behind; take it over.
-      const since = statSync(this.lockFile, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
-      const dead = holder === '' ? Date.now() - since > 2000 : !processAlive(pid);
-      if (dead && pid !== process.pid) {
-        rmSync(this.lockFile, { force: true });
-        continue;
-      }
-      if (Date.now() - started > LOCK_TIMEOUT_MS) {
-        throw new WaitTimeoutError(
-          `the cluster state lock ${this.lockFile}`,
-          LOCK_TIMEOUT_MS,
-          `held by pid ${holder}`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+    let holder = '';
+    await pollFor(
+      `the cluster state lock ${this.lockFile}`,
+      () => this.#tryLock((h) => (holder = h)),
+      {
+        timeoutMs: LOCK_TIMEOUT_MS,
+        intervalMs: LOCK_POLL_MS,
+        lastSeen: () => `held by pid ${holder}`,
+      },
+    );
+  }
+
+  /** Takes the lock if it is free or its holder died (crash, kill -9); reports the holder otherwise. */
+  #tryLock(seen: (holder: string) => void): boolean {
+    try {
+      const fd = openSync(this.lockFile, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
+    let holder: string;
+    try {
+      holder = readFileSync(this.lockFile, 'utf8').trim();
+    } catch {
+      return false; // released in between: try again
+    }
+    seen(holder);
+    const pid = Number(holder);
+    const since = statSync(this.lockFile, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+    const dead = holder === '' ? Date.now() - since > 2000 : !processAlive(pid);
+    if (dead && pid !== process.pid) rmSync(this.lockFile, { force: true });
+    return false;
   }
 
   private unlock(): void {

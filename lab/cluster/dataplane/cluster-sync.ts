@@ -13,6 +13,7 @@ import type { ClusterState, PodRecord } from '../control/cluster-state.ts';
 import { applyNodeRules, renderNodeRules, rulesHash } from './node-rules.ts';
 import type { PodRuntime } from '../runtime/pod-runtime.ts';
 import { readWindowsCni } from './windows-cni-files.ts';
+import { settleAll } from '../../wait/poll.ts';
 import { RELOADED_LINE } from '../runtime/workload-programs.ts';
 
 const RELOAD_TIMEOUT_MS = 5000;
@@ -47,13 +48,6 @@ export function dnsNode(plan: LabPlan, state: ClusterState): string {
 /** The pod serving cluster DNS (kube-system, selected by the kube-dns Service). */
 export function dnsPod(state: ClusterState): PodRecord | undefined {
   return state.pods.find((p) => p.program === 'dns' && p.system === true);
-}
-
-/** Like Promise.all, but rethrows the first failure only after every promise has settled. */
-export async function settleAll(promises: Promise<unknown>[]): Promise<void> {
-  const results = await Promise.allSettled(promises);
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed !== undefined) throw failed.reason;
 }
 
 async function syncRules(ctx: SyncContext, state: ClusterState, force: boolean): Promise<void> {

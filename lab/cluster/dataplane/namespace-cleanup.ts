@@ -4,6 +4,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProviderError } from '../../errors.ts';
 import type { CommandRunner } from '../../exec/command-runner.ts';
+import { pollFor } from '../../wait/poll.ts';
 
 export const ETC_NETNS = '/etc/netns';
 const EXIT_WAIT_MS = 5000;
@@ -42,15 +43,11 @@ export async function pidsIn(runner: CommandRunner, names: readonly string[]): P
 export async function killAndWait(runner: CommandRunner, pids: readonly number[]): Promise<void> {
   if (pids.length === 0) return;
   await runner.run('kill', ['-KILL', ...pids.map(String)], { check: false });
-  const deadline = Date.now() + EXIT_WAIT_MS;
-  while (pids.some(processAlive)) {
-    if (Date.now() > deadline) {
-      throw new ProviderError(
-        `processes ${pids.filter(processAlive).join(', ')} survived SIGKILL for ${EXIT_WAIT_MS} ms`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await pollFor('processes to exit after SIGKILL', () => !pids.some(processAlive), {
+    timeoutMs: EXIT_WAIT_MS,
+    intervalMs: 10,
+    lastSeen: () => `still alive: ${pids.filter(processAlive).join(', ')}`,
+  });
 }
 
 /**

@@ -2,7 +2,8 @@
  * The cluster DNS pod's server process, stopped and started again by fault injection. Goes
  * through the pod runtime of the DNS pod's node, so it works wherever that runtime runs.
  */
-import { ProviderError, WaitTimeoutError } from '../../errors.ts';
+import { ProviderError } from '../../errors.ts';
+import { pollFor } from '../../wait/poll.ts';
 import { dnsPod, zoneFileOn } from '../dataplane/cluster-sync.ts';
 import type { PodRecord } from '../control/cluster-state.ts';
 import type { EmulatedCluster } from '../emulated-cluster.ts';
@@ -44,17 +45,11 @@ export class DnsPodProcess {
     const pod = this.#pod();
     if (!(await this.#alive(pod))) return;
     await this.#runtime(pod).exec(undefined, ['kill', '-KILL', String(pod.pid)], { check: true });
-    const deadline = Date.now() + STOP_TIMEOUT_MS;
-    while (await this.#alive(pod)) {
-      if (Date.now() > deadline) {
-        throw new WaitTimeoutError(
-          `DNS server pid ${pod.pid} to exit`,
-          STOP_TIMEOUT_MS,
-          'still running',
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await pollFor(`DNS server pid ${pod.pid} to exit`, async () => !(await this.#alive(pod)), {
+      timeoutMs: STOP_TIMEOUT_MS,
+      intervalMs: 20,
+      lastSeen: () => 'still running',
+    });
   }
 
   /** Starts the server on the current zone under the state lock, so no zone change slips past it. */

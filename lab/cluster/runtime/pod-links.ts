@@ -3,10 +3,10 @@
  * it the veth pair) only when its last reference goes, e.g. an orphaned socket still
  * retransmitting to a peer a fault cut off; a new pod with the same IP would collide with it.
  */
-import { WaitTimeoutError } from '../../errors.ts';
 import { podOffset } from '../control/cluster-objects.ts';
 import type { EmulatedCluster } from '../emulated-cluster.ts';
 import { podVeth } from '../dataplane/names.ts';
+import { pollFor } from '../../wait/poll.ts';
 
 const POLL_MS = 250;
 
@@ -37,17 +37,13 @@ export async function forPodLinksGone(
   cluster: EmulatedCluster,
   timeoutMs = 180_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const stale = await stalePodLinks(cluster);
-    if (stale.length === 0) return;
-    if (Date.now() > deadline) {
-      throw new WaitTimeoutError(
-        'veths of removed pods to disappear',
-        timeoutMs,
-        `still there: ${stale.join(', ')}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  let stale: string[] = [];
+  await pollFor(
+    'veths of removed pods to disappear',
+    async () => {
+      stale = await stalePodLinks(cluster);
+      return stale.length === 0;
+    },
+    { timeoutMs, intervalMs: POLL_MS, lastSeen: () => `still there: ${stale.join(', ')}` },
+  );
 }

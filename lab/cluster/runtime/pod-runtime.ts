@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ProviderError, WaitTimeoutError } from '../../errors.ts';
+import { ProviderError } from '../../errors.ts';
 import type {
   BackgroundProcess,
   CommandRunner,
@@ -13,6 +13,7 @@ import type {
   RunResult,
 } from '../../exec/command-runner.ts';
 import { processAlive as alive } from '../../exec/process-alive.ts';
+import { pollFor, pollUntil } from '../../wait/poll.ts';
 import { ETC_NETNS, removeNamespaces } from '../dataplane/namespace-cleanup.ts';
 import { LOCAL_WORKLOADS, type WorkloadLocation } from './workload-programs.ts';
 
@@ -148,17 +149,11 @@ export class NetnsPodRuntime implements PodRuntime {
     if (!alive(pid)) return false;
     const before = countLines(logFile, pattern);
     this.signal(pid, signal);
-    const deadline = Date.now() + timeoutMs;
-    while (countLines(logFile, pattern) <= before) {
-      if (Date.now() > deadline) {
-        throw new WaitTimeoutError(
-          `pid ${pid} to log ${String(pattern)} after ${signal}`,
-          timeoutMs,
-          readText(logFile).slice(-500),
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await pollFor(
+      `pid ${pid} to log ${String(pattern)} after ${signal}`,
+      () => countLines(logFile, pattern) > before,
+      { timeoutMs, intervalMs: 5, lastSeen: () => readText(logFile).slice(-500) },
+    );
     return true;
   }
 
@@ -196,21 +191,21 @@ async function waitForLine(
   void proc.exited.then(() => {
     status.exited = true;
   });
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    const log = readFileSync(logFile, 'utf8');
-    const line = log.split('\n').find((l) => ready.test(l));
-    if (line !== undefined) return line;
-    if (status.exited || !alive(proc.pid)) {
-      throw new ProviderError(`${what} exited before it was ready; output:\n${log.trim()}`);
-    }
-    if (Date.now() > deadline) {
-      throw new WaitTimeoutError(
-        `${what} to print ${String(ready)}`,
-        READY_TIMEOUT_MS,
-        new Error(`output so far:\n${log.trim()}`),
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  return pollUntil(
+    `${what} to print ${String(ready)}`,
+    () => {
+      const log = readText(logFile);
+      const line = log.split('\n').find((l) => ready.test(l));
+      if (line !== undefined) return line;
+      if (status.exited || !alive(proc.pid)) {
+        throw new ProviderError(`${what} exited before it was ready; output:\n${log.trim()}`);
+      }
+      return undefined;
+    },
+    {
+      timeoutMs: READY_TIMEOUT_MS,
+      intervalMs: 10,
+      lastSeen: () => new Error(`output so far:\n${readText(logFile).trim()}`),
+    },
+  );
 }

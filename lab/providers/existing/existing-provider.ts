@@ -10,10 +10,10 @@ import type {
   LabProvider,
   LabStatus,
   NodeStatus,
-  PreflightProblem,
   ProviderContext,
   StartedLab,
 } from '../lab-provider.ts';
+import type { PreflightProblem } from '../../errors.ts';
 
 /** Lists the cluster's nodes; swapped for a fake in unit tests. */
 export type NodeLister = (kubeconfigPath: string) => Promise<NodeStatus[]>;
@@ -182,6 +182,9 @@ function noShell(node: string): never {
 }
 
 class ExistingLab implements StartedLab {
+  /** A real cluster: nothing is emulated. */
+  readonly cluster = undefined;
+
   constructor(
     readonly plan: LabPlan,
     private readonly kubeconfig: string,

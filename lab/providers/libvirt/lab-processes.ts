@@ -5,7 +5,9 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import type { CommandRunner } from '../../exec/command-runner.ts';
+import { WaitTimeoutError } from '../../errors.ts';
 import { processAlive } from '../../exec/process-alive.ts';
+import { pollFor } from '../../wait/poll.ts';
 import { ALL_LABS_PREFIX, LAB_ID_ENV } from './libvirt-names.ts';
 
 const EXIT_WAIT_MS = 5000;
@@ -45,10 +47,12 @@ export async function killLabProcesses(runner: CommandRunner, labId?: string): P
   const pids = labProcesses(labId).filter(processAlive);
   if (pids.length === 0) return [];
   await runner.run('kill', ['-TERM', ...pids.map(String)], { check: false });
-  const deadline = Date.now() + EXIT_WAIT_MS;
-  while (pids.some(processAlive) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await pollFor('lab processes to exit after SIGTERM', () => !pids.some(processAlive), {
+    timeoutMs: EXIT_WAIT_MS,
+    intervalMs: 50,
+  }).catch((error: unknown) => {
+    if (!(error instanceof WaitTimeoutError)) throw error; // the stubborn ones get SIGKILL
+  });
   const stubborn = pids.filter(processAlive);
   if (stubborn.length > 0)
     await runner.run('kill', ['-KILL', ...stubborn.map(String)], { check: false });

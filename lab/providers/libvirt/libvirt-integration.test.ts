@@ -8,6 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { pollUntil } from '../../wait/poll.ts';
 import { ExecaRunner } from '../../exec/execa-runner.ts';
 import { processAlive } from '../../exec/process-alive.ts';
 import { silentLogger } from '../../log/logger.ts';
@@ -25,7 +26,6 @@ import {
   labUpInBackground,
   leftovers,
   virshMentions,
-  waitFor,
   type ItEnvironment,
 } from '../../testing/libvirt-vm-lab.ts';
 import { Virsh } from './virsh.ts';
@@ -209,15 +209,19 @@ function suite(environment: ItEnvironment): void {
       const spec = itSpec(env(), 'libvirt-reap', 2);
       const log = join(env().labHome, 'libvirt-reap-up.log');
       const harness = await labUpInBackground(runner, env(), spec, log);
-      const domain = await waitFor('a domain of the lab', 600_000, async () => {
-        if (!processAlive(harness.pid))
-          throw new Error(`lab up ended early:\n${readFileSync(log, 'utf8')}`);
-        // A node's domain, not the KVM probe's (transient, gone with its virsh).
-        const domains = (await new Virsh(runner, 'qemu:///system').labResources(labId)).filter(
-          (r) => r.kind === 'domain' && /_(cp1|lin1)$/.test(r.name),
-        );
-        return domains[0];
-      });
+      const domain = await pollUntil(
+        'a domain of the lab',
+        async () => {
+          if (!processAlive(harness.pid))
+            throw new Error(`lab up ended early:\n${readFileSync(log, 'utf8')}`);
+          // A node's domain, not the KVM probe's (transient, gone with its virsh).
+          const domains = (await new Virsh(runner, 'qemu:///system').labResources(labId)).filter(
+            (r) => r.kind === 'domain' && /_(cp1|lin1)$/.test(r.name),
+          );
+          return domains[0];
+        },
+        { timeoutMs: 600_000, intervalMs: 1000 },
+      );
       process.kill(harness.pid, 'SIGKILL');
       await harness.exited;
       const pieces = await leftovers(runner, env(), labId);

@@ -57,3 +57,8 @@ export function libvirtDir(stateDir: string): string {
 export function logsDir(stateDir: string): string {
   return join(stateDir, 'logs');
 }
+
+/** The lab's ssh_config (a Host per VM, written from `vagrant ssh-config`): SSH targets of `lab provision`. */
+export function sshConfigFile(stateDir: string): string {
+  return join(libvirtDir(stateDir), 'ssh_config');
+}

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import type { CommandRunner } from '../../exec/command-runner.ts';
 import type { LabPlan, PlannedHypervisor } from '../../plan/lab-plan.ts';
-import type { PreflightProblem } from '../lab-provider.ts';
+import type { PreflightProblem } from '../../errors.ts';
 import { RESERVED_DIRS } from './libvirt-names.ts';
 import { BOX_RECIPES } from './repo-paths.ts';
 import { Virsh } from './virsh.ts';

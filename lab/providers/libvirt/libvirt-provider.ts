@@ -13,7 +13,8 @@ import {
   type ProvisionSettings,
 } from '../../provision/provision-settings.ts';
 import { targetsFromSshConfig } from '../../provision/ssh-config.ts';
-import type { LabProvider, PreflightProblem, ProviderContext } from '../lab-provider.ts';
+import type { LabProvider, ProviderContext } from '../lab-provider.ts';
+import type { PreflightProblem } from '../../errors.ts';
 import { emulatedPreflight, hostAddresses, installEmulatedCluster } from './emulated-vms.ts';
 import { labProcesses, stampedProcesses } from './lab-processes.ts';
 import { chooseDriver, type DriverChoice } from './kvm-probe.ts';

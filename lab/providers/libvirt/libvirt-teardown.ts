@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import type { CommandRunner } from '../../exec/command-runner.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
-import { settleAll } from '../../cluster/dataplane/cluster-sync.ts';
+import { settleAll } from '../../wait/poll.ts';
 import { killLabProcesses } from './lab-processes.ts';
 import { libvirtDir, projectDir } from './libvirt-names.ts';
 import { VagrantProject } from './vagrant-project.ts';

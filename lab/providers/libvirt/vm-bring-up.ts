@@ -9,13 +9,14 @@ import { formatCidr, overlaps, parseCidr, type Cidr } from '../../plan/ipv4.ts';
 import type { LabPlan, PlannedHypervisor } from '../../plan/lab-plan.ts';
 import { serializePlan } from '../../plan/plan-lab.ts';
 import type { ProviderContext } from '../lab-provider.ts';
-import { settleAll } from '../../cluster/dataplane/cluster-sync.ts';
+import { settleAll } from '../../wait/poll.ts';
 import type { DriverChoice } from './kvm-probe.ts';
 import { configureLabNic } from './lab-nic.ts';
 import {
   LAB_ID_ENV,
   labNetworkName,
   libvirtDir,
+  sshConfigFile,
   logsDir,
   managementNetworkName,
   projectDir,
@@ -92,7 +93,7 @@ export async function bringUpVms(
   );
   await time('vagrantUpMs', () => vagrantUpAll(context, used, projects, options, timings));
 
-  const sshConfig = join(dir, 'ssh_config');
+  const sshConfig = sshConfigFile(stateDir);
   if (controlPath(dir, 'x'.repeat(20)).length > MAX_SOCKET_PATH) {
     throw new ProviderError(
       `ssh control sockets under ${dir} would exceed ${MAX_SOCKET_PATH} bytes`,

@@ -1,7 +1,7 @@
 /** What this machine must offer before a netns lab can come up. */
 import { accessSync, constants, existsSync } from 'node:fs';
 import type { CommandRunner } from '../../exec/command-runner.ts';
-import type { PreflightProblem } from '../lab-provider.ts';
+import type { PreflightProblem } from '../../errors.ts';
 import { workloadPath, type WorkloadScript } from '../../cluster/runtime/workload-programs.ts';
 
 const TOOLS: { file: string; args: string[]; pkg: string }[] = [

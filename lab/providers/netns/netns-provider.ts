@@ -6,15 +6,11 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProviderError } from '../../errors.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
-import type {
-  LabProvider,
-  PreflightProblem,
-  ProviderContext,
-  ProviderFactory,
-} from '../lab-provider.ts';
+import type { LabProvider, ProviderContext, ProviderFactory } from '../lab-provider.ts';
+import type { PreflightProblem } from '../../errors.ts';
 import { bootstrapCluster, startExternalEcho } from '../../cluster/control/cluster-bootstrap.ts';
 import type { ExternalEcho } from '../../cluster/control/cluster-state.ts';
-import { settleAll } from '../../cluster/dataplane/cluster-sync.ts';
+import { settleAll } from '../../wait/poll.ts';
 import {
   ETC_NETNS,
   listNamespaces,

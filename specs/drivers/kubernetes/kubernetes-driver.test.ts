@@ -204,7 +204,7 @@ describe('KubernetesDriver (unit; recorded fake of the API, no cluster)', () => 
     expect((await driver.probeFromOutside(echoProbe, 1000)).result).to.equal('ok');
     const error = await driver.cleanup().catch((e: unknown) => e);
     expect((error as Error).message).to.equal(
-      'timed out after 50 ms waiting for namespace hybrid-lab-r5 to be deleted; last error: "phase Terminating"',
+      'timed out after 50 ms waiting for namespace hybrid-lab-r5 to be deleted; last error: phase Terminating',
     );
     expect((await driver.probeFromOutside(echoProbe, 1000)).result).to.equal('refused');
     // Still Terminating: the second delete answers 409 and the wait goes on until the namespace is gone.

@@ -1,7 +1,7 @@
 /** Waits of the Kubernetes driver: each bounded, each naming what it waited for and what it last saw. */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Pod } from '@kubernetes/client-node';
 import { WaitTimeoutError } from '../../../lab/errors.ts';
+import { pollFor, pollUntil } from '../../../lab/wait/poll.ts';
 import { apiErrorText, isNotFound, type CoreClient } from './kube-clients.ts';
 
 export interface WaitOptions {
@@ -66,27 +66,31 @@ export async function forPodsReady(
   names: readonly string[],
   options: WaitOptions,
 ): Promise<V1Pod[]> {
-  const deadline = performance.now() + options.timeoutMs;
   let lastSeen = new Map<string, string>(names.map((n) => [n, 'not listed yet']));
   let lastError: unknown;
-  for (;;) {
-    try {
-      const list = await core.listNamespacedPod({ namespace });
-      const byName = new Map(list.items.map((p) => [p.metadata?.name ?? '', p]));
-      lastSeen = new Map();
-      for (const name of names) {
-        const problem = podProblem(byName.get(name));
-        if (problem !== undefined) lastSeen.set(name, problem);
-      }
-      if (lastSeen.size === 0) return names.map((n) => byName.get(n)!);
-      lastError = undefined;
-    } catch (error) {
-      lastError = error;
-    }
-    if (performance.now() >= deadline) break;
-    await sleep(
-      Math.min(options.pollMs ?? DEFAULT_POLL_MS, Math.max(0, deadline - performance.now())),
+  try {
+    return await pollUntil(
+      `pods of ${namespace} to be Ready`,
+      async () => {
+        try {
+          const list = await core.listNamespacedPod({ namespace });
+          const byName = new Map(list.items.map((p) => [p.metadata?.name ?? '', p]));
+          lastSeen = new Map();
+          for (const name of names) {
+            const problem = podProblem(byName.get(name));
+            if (problem !== undefined) lastSeen.set(name, problem);
+          }
+          lastError = undefined;
+          return lastSeen.size === 0 ? names.map((n) => byName.get(n)!) : undefined;
+        } catch (error) {
+          lastError = error;
+          return undefined;
+        }
+      },
+      { timeoutMs: options.timeoutMs, intervalMs: options.pollMs ?? DEFAULT_POLL_MS },
     );
+  } catch (error) {
+    if (!(error instanceof WaitTimeoutError)) throw error;
   }
   const events = await warnings(core, namespace);
   const lines = [...lastSeen].map(([pod, problem]) => {
@@ -112,20 +116,21 @@ export async function forNamespaceGone(
   name: string,
   options: WaitOptions,
 ): Promise<void> {
-  const deadline = performance.now() + options.timeoutMs;
-  let lastSeen: unknown;
-  for (;;) {
-    try {
-      const ns = await core.readNamespace({ name });
-      lastSeen = `phase ${ns.status?.phase ?? 'unknown'}`;
-    } catch (error) {
-      if (isNotFound(error)) return;
-      lastSeen = error;
-    }
-    if (performance.now() >= deadline) break;
-    await sleep(
-      Math.min(options.pollMs ?? DEFAULT_POLL_MS, Math.max(0, deadline - performance.now())),
-    );
-  }
-  throw new WaitTimeoutError(`namespace ${name} to be deleted`, options.timeoutMs, lastSeen);
+  await pollFor(
+    `namespace ${name} to be deleted`,
+    async () => {
+      try {
+        const ns = await core.readNamespace({ name });
+        throw new Error(`phase ${ns.status?.phase ?? 'unknown'}`);
+      } catch (error) {
+        if (isNotFound(error)) return true;
+        throw error;
+      }
+    },
+    {
+      timeoutMs: options.timeoutMs,
+      intervalMs: options.pollMs ?? DEFAULT_POLL_MS,
+      retryOnError: true,
+    },
+  );
 }

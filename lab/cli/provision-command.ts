@@ -4,40 +4,32 @@
  * `.lab/<name>/libvirt/ssh_config` from `vagrant ssh-config`) or from --ssh-config FILE.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { ExecaRunner } from '../exec/execa-runner.ts';
-import { fileLogger } from '../log/logger.ts';
+import { silentLogger } from '../log/logger.ts';
+import { openLab } from '../lifecycle/open-lab.ts';
 import { progressFor } from '../log/progress.ts';
-import { libvirtDir } from '../providers/libvirt/libvirt-names.ts';
+import { sshConfigFile } from '../providers/libvirt/libvirt-names.ts';
 import type { LabStore } from '../state/lab-store.ts';
-import { missingArtifacts } from './artifact-preflight.ts';
-import { componentVersions } from './component-versions.ts';
-import { ProvisionError } from './provision-error.ts';
-import { provision, type ProvisionResult } from './provision-lab.ts';
-import { provisionSettingsFromText, type ProvisionSettings } from './provision-settings.ts';
-import { targetsFromSshConfig } from './ssh-config.ts';
+import { missingArtifacts } from '../provision/artifact-preflight.ts';
+import { componentVersions } from '../provision/component-versions.ts';
+import { ProvisionError } from '../provision/provision-error.ts';
+import { provision, type ProvisionResult } from '../provision/provision-lab.ts';
+import {
+  provisionSettingsFromText,
+  type ProvisionSettings,
+} from '../provision/provision-settings.ts';
+import { targetsFromSshConfig } from '../provision/ssh-config.ts';
 
-/** Where the libvirt provider leaves the SSH targets of a lab's VMs. */
-export function sshConfigFile(stateDir: string): string {
-  return join(libvirtDir(stateDir), 'ssh_config');
-}
-
-function open(store: LabStore, name: string) {
-  const paths = store.paths(name);
-  const plan = store.readPlan(name);
-  const settings: ProvisionSettings = provisionSettingsFromText(
-    readFileSync(paths.spec, 'utf8'),
-    paths.spec,
-    process.cwd(),
-  );
-  const log = fileLogger(paths.harnessLog, { lab: name, component: 'provision' });
-  const runner = new ExecaRunner(log.child({ component: 'runner' }));
-  return { paths, plan, settings, log, runner };
+function settingsOf(store: LabStore, name: string): ProvisionSettings {
+  const { spec } = store.paths(name);
+  return provisionSettingsFromText(readFileSync(spec, 'utf8'), spec, process.cwd());
 }
 
 /** One line per missing artifact, each followed by where to get it; empty when complete. */
 export async function provisionPreflight(store: LabStore, name: string): Promise<string[]> {
-  const { plan, settings, runner } = open(store, name);
+  const plan = store.readPlan(name);
+  const settings = settingsOf(store, name);
+  const runner = new ExecaRunner(silentLogger());
   const versions = componentVersions(
     plan,
     settings.kubeadm.versions,
@@ -53,7 +45,8 @@ export async function provisionCommand(
   name: string,
   sshConfig?: string,
 ): Promise<ProvisionResult> {
-  const { paths, plan, settings, log, runner } = open(store, name);
+  const { paths, plan, log, runner } = await openLab(store, name, 'provision');
+  const settings = settingsOf(store, name);
   const file = sshConfig ?? sshConfigFile(paths.dir);
   if (!existsSync(file)) {
     throw new ProvisionError(`no SSH targets: ${file} does not exist`, {

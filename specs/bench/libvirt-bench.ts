@@ -2,19 +2,19 @@
  * Benchmark of the libvirt provider: VM boot and `up` times, and two hypervisors brought up in
  * parallel against one after the other. Needs two hypervisor URIs sharing a bridge (as in
  * ci/libvirt-integration.sh); returns the figures as a plain object for `npm run bench`.
- * Run directly inside that namespace: `tsx lab/providers/libvirt/libvirt-bench.ts` prints JSON.
+ * Run directly inside that namespace: `tsx specs/bench/libvirt-bench.ts` prints JSON.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
-import { labDown, labUp } from '../../lifecycle/lab-lifecycle.ts';
-import { PlainProgress } from '../../log/progress.ts';
-import { loadSpec } from '../../spec/load-spec.ts';
-import { LabStore } from '../../state/lab-store.ts';
-import { createProvider } from '../registry.ts';
-import { LibvirtProvider } from './libvirt-provider.ts';
-import type { LibvirtState } from './libvirt-state.ts';
+import { labDown, labUp } from '../../lab/lifecycle/lab-lifecycle.ts';
+import { PlainProgress } from '../../lab/log/progress.ts';
+import { loadSpec } from '../../lab/spec/load-spec.ts';
+import { LabStore } from '../../lab/state/lab-store.ts';
+import { createProvider } from '../../lab/providers/registry.ts';
+import { LibvirtProvider } from '../../lab/providers/libvirt/libvirt-provider.ts';
+import type { LibvirtState } from '../../lab/providers/libvirt/libvirt-state.ts';
 
 export interface LibvirtBenchOptions {
   /** A `.lab` folder for the bench's labs (its console logs must be writable by libvirtd). */

@@ -5,8 +5,10 @@ import { expect } from 'chai';
 import { serializePlan } from '../plan/plan-lab.ts';
 import { LabStore } from '../state/lab-store.ts';
 import { provisionCommand, provisionPreflight } from './provision-command.ts';
-import { ProvisionError } from './provision-error.ts';
+import { ProvisionError } from '../provision/provision-error.ts';
 import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
+import { libvirtDir, sshConfigFile } from '../providers/libvirt/libvirt-names.ts';
+import { LibvirtStateStore } from '../providers/libvirt/libvirt-state.ts';
 
 describe('lab provision', () => {
   let root: string;
@@ -49,7 +51,19 @@ describe('lab provision', () => {
       () => expect.fail('resolved'),
       (e: unknown) => expect(String(e)).to.match(/artifacts/),
     );
-    const error = await provisionCommand(storeWith(''), 'kt').catch((e: unknown) => e);
+    const store = storeWith('');
+    const notUp = await provisionCommand(store, 'kt').catch((e: unknown) => e);
+    expect(String(notUp)).to.match(/lab kt is unknown, not up/);
+    store.writeState('kt', { phase: 'up', provider: 'libvirt' });
+    new LibvirtStateStore(libvirtDir(store.paths('kt').dir)).write({
+      format: 1,
+      labId: 'hl-kt',
+      hypervisors: [],
+      sshConfig: sshConfigFile(store.paths('kt').dir),
+      masters: {},
+      timings: {},
+    });
+    const error = await provisionCommand(store, 'kt').catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ProvisionError);
     expect(String(error)).to.include('ssh_config does not exist');
   });

@@ -1,11 +1,10 @@
 /** Benchmarks of lab bring-up and tear-down (netns), measured through the real lifecycle. */
 import { spawnSync } from 'node:child_process';
-import { labDown, labUp } from '../lifecycle/lab-lifecycle.ts';
-import type { Logger } from '../log/logger.ts';
-import { PlainProgress } from '../log/progress.ts';
-import { validateSpec } from '../spec/load-spec.ts';
-import { expandShorthand } from '../spec/shorthand.ts';
-import type { LabStore } from '../state/lab-store.ts';
+import { labDown, labUp } from '../../lab/lifecycle/lab-lifecycle.ts';
+import { quietProgress } from '../../lab/log/progress.ts';
+import { validateSpec } from '../../lab/spec/load-spec.ts';
+import { expandShorthand } from '../../lab/spec/shorthand.ts';
+import type { LabStore } from '../../lab/state/lab-store.ts';
 
 export interface LifecycleFigures {
   label: string;
@@ -22,8 +21,6 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
 }
 
-const quiet = (log: Logger) => new PlainProgress(log, () => undefined);
-
 /** Brings a shorthand lab (renamed so it never collides with a user's lab) up and down `reps` times. */
 export async function benchLifecycle(
   store: LabStore,
@@ -37,10 +34,10 @@ export async function benchLifecycle(
   const downMs: number[] = [];
   for (let i = 0; i < reps; i++) {
     let started = performance.now();
-    await labUp(loaded, { store, progress: quiet });
+    await labUp(loaded, { store, progress: quietProgress });
     upMs.push(Math.round(performance.now() - started));
     started = performance.now();
-    await labDown(label, { store, progress: quiet });
+    await labDown(label, { store, progress: quietProgress });
     downMs.push(Math.round(performance.now() - started));
   }
   return {
