@@ -1,7 +1,7 @@
 // The history (lab/) reads results.json without importing the suite (specs/): this keeps the two in step.
 import { expect } from 'chai';
 import { recordFromResults } from '../lab/history/results-input.ts';
-import { sampleReport } from '../specs/report/fixtures/sample-report.ts';
+import { sampleReport } from '../specs/testing/sample-report.ts';
 import { renderResultsJson } from '../specs/report/write-report.ts';
 
 describe('results.json → history record (contract with the suite reporter)', () => {

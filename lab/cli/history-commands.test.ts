@@ -4,28 +4,18 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { Command } from 'commander';
 import { HistoryError } from '../history/history-error.ts';
+import { resultsDocument } from '../testing/history-records.ts';
 import { registerHistoryCommands } from './history-commands.ts';
 
-/** A results.json as the suite writes it, reduced to what the history reads. */
+/** A results.json as the suite writes it. */
 function resultsFile(dir: string, runId: string, startedAt: string, failing: boolean): string {
   const cells = ['dns/fqdn/windows/dns', 'outbound-nat/windows/win1/ip'].map((cell, i) => ({
     cell,
-    row: cell.split('/').slice(0, 2).join('/'),
-    title: cell.replaceAll('/', ' '),
-    verdict: failing && i === 1 ? 'fail' : 'pass',
-    expected: 'ok',
+    verdict: failing && i === 1 ? ('fail' as const) : ('pass' as const),
     detail: 'far end saw 192.168.200.13',
   }));
-  const run = {
-    runId,
-    lab: 'hybrid',
-    provider: 'netns',
-    emulated: true,
-    profile: 'strict',
-    startedAt,
-  };
   const file = join(dir, `${runId}.json`);
-  writeFileSync(file, JSON.stringify({ run, cells, totals: { cells: cells.length } }));
+  writeFileSync(file, JSON.stringify(resultsDocument(cells, { run: { runId, startedAt } })));
   return file;
 }
 

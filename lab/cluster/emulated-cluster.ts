@@ -20,7 +20,7 @@ import {
   type ServiceRecord,
   type ServiceSpec,
 } from './control/cluster-state.ts';
-import { syncDataplane, zoneFileOn, type SyncContext } from './dataplane/cluster-sync.ts';
+import { syncDataplane, zoneFileOn, type SyncContext } from './cluster-sync.ts';
 import { podNamespace, podVeth } from './dataplane/names.ts';
 import { attachPod } from './dataplane/pod-network-attach.ts';
 import { readWindowsCni, writeWindowsCni } from './dataplane/windows-cni-files.ts';

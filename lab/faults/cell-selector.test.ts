@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { describeSelector, matchesCell, targetNodes, type CellRef } from './cell-selector.ts';
 
-const cell = (id: string, from: string, to: string, via = id.split('/').at(-1) ?? ''): CellRef => ({
+const cell = (id: string, from: string, to: string): CellRef => ({
   cell: id,
-  via,
   source: { node: from },
   target: { node: to },
 });
@@ -14,30 +13,40 @@ describe('cell selectors', () => {
   const np = cell('nodeport/external-to-windows-node/win2/node-ip', 'outside', 'win2');
   const dns = cell('dns/short-name/windows/dns', 'win1', '-');
 
-  it('globs: * stays within a segment, ** crosses segments', () => {
-    expect(matchesCell({ cell: 'pod-to-pod/**' }, p2p)).to.be.true;
-    expect(matchesCell({ cell: 'pod-to-pod/*' }, p2p)).to.be.false;
-    expect(matchesCell({ cell: 'nodeport/*/win2/node-ip' }, np)).to.be.true;
-    expect(matchesCell({ cell: 'nodeport/*/win1/node-ip' }, np)).to.be.false;
-    expect(matchesCell({ cell: '**' }, dns)).to.be.true;
+  it('select by the typed fields of the cell id: kind, OSes, via, lookup', () => {
+    expect(matchesCell({ kinds: ['pod-to-pod'] }, p2p)).to.be.true;
+    expect(matchesCell({ kinds: ['pod-to-service', 'large-response'] }, p2p)).to.be.false;
+    expect(matchesCell({ fromOs: 'linux', toOs: 'windows' }, p2p)).to.be.true;
+    expect(matchesCell({ toOs: 'linux' }, p2p)).to.be.false;
+    expect(matchesCell({ fromOs: 'external', toOs: 'windows' }, np)).to.be.true;
+    expect(matchesCell({ kinds: ['dns'], lookup: 'short-name' }, dns)).to.be.true;
+    expect(matchesCell({ lookup: 'fqdn' }, dns)).to.be.false;
+    expect(matchesCell({ lookup: 'short-name' }, p2p), 'not a DNS cell').to.be.false;
+    expect(matchesCell({}, dns)).to.be.true;
+  });
+
+  it('never select an id outside the matrix grammar', () => {
+    expect(matchesCell({}, cell('infrastructure/lab-ready', '-', '-'))).to.be.false;
+    expect(matchesCell({}, cell('pod-to-pod/linux-to-mac/cross-node/ip', 'a', 'b'))).to.be.false;
   });
 
   it('via and from narrow the match', () => {
-    expect(matchesCell({ cell: '**', via: 'dns' }, svc)).to.be.true;
-    expect(matchesCell({ cell: '**', via: 'dns' }, p2p)).to.be.false;
-    expect(matchesCell({ cell: '**', from: ['win1'] }, svc)).to.be.true;
-    expect(matchesCell({ cell: '**', from: ['lin1'] }, svc)).to.be.false;
+    expect(matchesCell({ via: 'dns' }, svc)).to.be.true;
+    expect(matchesCell({ via: 'dns' }, p2p)).to.be.false;
+    expect(matchesCell({ from: ['win1'] }, svc)).to.be.true;
+    expect(matchesCell({ from: ['lin1'] }, svc)).to.be.false;
   });
 
   it('toAll needs every target node in the set (and at least one target)', () => {
-    expect(matchesCell({ cell: '**', toAll: ['lin1', 'lin2', 'cp1'] }, svc)).to.be.true;
-    expect(matchesCell({ cell: '**', toAll: ['lin1', 'lin2'] }, svc)).to.be.false;
-    expect(matchesCell({ cell: '**', toAll: ['win1', 'lin1'] }, dns), 'no target node').to.be.false;
+    expect(matchesCell({ toAll: ['lin1', 'lin2', 'cp1'] }, svc)).to.be.true;
+    expect(matchesCell({ toAll: ['lin1', 'lin2'] }, svc)).to.be.false;
+    expect(matchesCell({ toAll: ['win1', 'lin1'] }, dns), 'no target node').to.be.false;
+    expect(matchesCell({ kinds: ['nodeport'], toAll: ['win2'] }, np)).to.be.true;
   });
 
   it('toAny needs one target node in the set', () => {
-    expect(matchesCell({ cell: '**', toAny: ['lin2'] }, svc)).to.be.true;
-    expect(matchesCell({ cell: '**', toAny: ['win2'] }, svc)).to.be.false;
+    expect(matchesCell({ toAny: ['lin2'] }, svc)).to.be.true;
+    expect(matchesCell({ toAny: ['win2'] }, svc)).to.be.false;
   });
 
   it("targets are a pod, a Service's backends, none for cluster DNS or outside", () => {
@@ -49,12 +58,15 @@ describe('cell selectors', () => {
   it('describes itself in one line', () => {
     expect(
       describeSelector({
-        cell: 'pod-to-pod/**',
+        kinds: ['pod-to-pod'],
         via: 'dns',
         from: ['win1'],
         toAll: ['cp1', 'lin1'],
       }),
-    ).to.equal('pod-to-pod/** via dns from win1 to only cp1,lin1');
-    expect(describeSelector({ cell: 'x/**', toAny: ['win1'] })).to.equal('x/** to any of win1');
+    ).to.equal('pod-to-pod via dns from win1 to only cp1,lin1');
+    expect(describeSelector({ kinds: ['dns'], lookup: 'search-list', from: ['win2'] })).to.equal(
+      'dns search-list from win2',
+    );
+    expect(describeSelector({ via: 'dns' })).to.equal('any cell via dns');
   });
 });

@@ -1,15 +1,22 @@
 /**
- * Which suite cells a fault breaks, as data the self-test matches against the suite's cell ids
- * and metadata. The lab never imports the suite, so a cell is described by its id and endpoints.
+ * Which suite cells a fault breaks, as typed data the self-test matches against the suite's
+ * cells. A cell's kind, OSes, via and lookup come from its id (lab/contracts/cells.ts parses
+ * it); its nodes from its endpoints. The lab never imports the suite.
  */
-import { globToRegExp } from '../text/glob.ts';
+import {
+  parseCellId,
+  sourceOs,
+  targetOs,
+  type DnsLookup,
+  type Os,
+  type RowKind,
+  type Via,
+} from '../contracts/cells.ts';
 
 /** What a selector looks at in a cell (a subset of the suite's CellMeta). */
 export interface CellRef {
   /** Cell id, e.g. `pod-to-pod/linux-to-windows/cross-node/ip`. */
   cell: string;
-  /** ip | dns | cluster-ip | node-ip */
-  via: string;
   /** Node the probe runs on, or `outside`. */
   source: { node: string };
   /** Target node; a Service lists its backend nodes comma-separated; `-` or `outside` otherwise. */
@@ -17,10 +24,15 @@ export interface CellRef {
 }
 
 export interface CellSelector {
-  /** Glob over cell ids: `*` matches within one segment, `**` across segments. */
-  cell: string;
-  /** The cell's `via` must be this. */
-  via?: string;
+  /** The cell is of one of these row kinds (any when absent). */
+  kinds?: readonly RowKind[];
+  /** The probe starts from this OS (`external`: from outside the cluster). */
+  fromOs?: Os | 'external';
+  /** The probe goes to this OS. */
+  toOs?: Os;
+  via?: Via;
+  /** DNS cells: what is looked up. */
+  lookup?: DnsLookup;
   /** The probe must start on one of these nodes. */
   from?: readonly string[];
   /** Every target node must be one of these (and there must be at least one). */
@@ -37,9 +49,16 @@ export function targetNodes(cell: CellRef): string[] {
     .filter((n) => n !== '' && n !== '-' && n !== 'outside');
 }
 
+/** Whether the selector picks the cell; a cell id outside the matrix grammar is never picked. */
 export function matchesCell(selector: CellSelector, cell: CellRef): boolean {
-  if (!globToRegExp(selector.cell).test(cell.cell)) return false;
-  if (selector.via !== undefined && selector.via !== cell.via) return false;
+  const key = parseCellId(cell.cell);
+  if (key === undefined) return false;
+  if (selector.kinds !== undefined && !selector.kinds.includes(key.kind)) return false;
+  if (selector.fromOs !== undefined && selector.fromOs !== sourceOs(key)) return false;
+  if (selector.toOs !== undefined && selector.toOs !== targetOs(key)) return false;
+  if (selector.via !== undefined && selector.via !== key.via) return false;
+  if (selector.lookup !== undefined && (key.kind !== 'dns' || key.lookup !== selector.lookup))
+    return false;
   if (selector.from !== undefined && !selector.from.includes(cell.source.node)) return false;
   const targets = targetNodes(cell);
   if (selector.toAll !== undefined) {
@@ -53,9 +72,12 @@ export function matchesCell(selector: CellSelector, cell: CellRef): boolean {
   return true;
 }
 
-/** One line for `lab faults` and the self-test report, e.g. `pod-to-pod/** from win1 to only cp1,lin1`. */
+/** One line for `lab faults` and the self-test report, e.g. `pod-to-pod from win1 to only cp1,lin1`. */
 export function describeSelector(selector: CellSelector): string {
-  const parts = [selector.cell];
+  const parts = [selector.kinds?.join('|') ?? 'any cell'];
+  if (selector.lookup !== undefined) parts.push(selector.lookup);
+  if (selector.fromOs !== undefined) parts.push(`from ${selector.fromOs}`);
+  if (selector.toOs !== undefined) parts.push(`to ${selector.toOs}`);
   if (selector.via !== undefined) parts.push(`via ${selector.via}`);
   if (selector.from !== undefined) parts.push(`from ${selector.from.join(',')}`);
   if (selector.toAll !== undefined) parts.push(`to only ${selector.toAll.join(',')}`);

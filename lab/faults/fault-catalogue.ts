@@ -31,7 +31,7 @@ function exceptionListFault(
   id: string,
   summary: string,
   cidr: (plan: LabPlan) => string,
-  cells: string,
+  kind: 'pod-to-pod' | 'pod-to-service',
 ): FaultDefinition {
   return {
     id,
@@ -45,7 +45,7 @@ function exceptionListFault(
         edit: { kind: 'drop-exception', cidr: cidr(plan) },
       })),
     impact: (_plan, targets) => ({
-      mustFail: [{ cell: cells, from: names(targets) }],
+      mustFail: [{ kinds: [kind], from: names(targets) }],
       mayFail: [],
       outcomes: ['wrong-source-ip'],
     }),
@@ -88,7 +88,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
     scope: { kind: 'lab' },
     requires: { cluster: true },
     actions: () => [{ kind: 'dns-stop' }],
-    impact: () => ({ mustFail: [{ cell: '**', via: 'dns' }], mayFail: [] }),
+    impact: () => ({ mustFail: [{ via: 'dns' }], mayFail: [] }),
   },
   {
     id: 'windows-dns-search-list-missing',
@@ -116,7 +116,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       ];
     },
     impact: (_plan, targets) => ({
-      mustFail: [{ cell: `nodeport/*/${only(targets).name}/node-ip` }],
+      mustFail: [{ kinds: ['nodeport'], toAll: [only(targets).name] }],
       mayFail: [],
       outcomes: ['refused'],
     }),
@@ -137,8 +137,8 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       const from = [only(targets).name];
       return {
         mustFail: [
-          { cell: 'pod-to-service/**', from },
-          { cell: '**', via: 'dns', from },
+          { kinds: ['pod-to-service'], from },
+          { via: 'dns', from },
         ],
         mayFail: [],
         outcomes: ['timeout'],
@@ -161,7 +161,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       }));
     },
     impact: (_plan, targets) => ({
-      mustFail: [{ cell: 'outbound-nat/**', from: names(targets) }],
+      mustFail: [{ kinds: ['outbound-nat'], from: names(targets) }],
       mayFail: [],
       outcomes: ['timeout'],
     }),
@@ -170,13 +170,13 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
     'exception-list-no-cluster-cidr',
     'the cluster (pod) CIDR is dropped from the Windows OutBoundNAT ExceptionList: pod-to-pod arrives from the node IP',
     (plan) => plan.kubernetes.podCIDR,
-    'pod-to-pod/**',
+    'pod-to-pod',
   ),
   exceptionListFault(
     'exception-list-no-service-cidr',
     'the service CIDR is dropped from the Windows OutBoundNAT ExceptionList: Services see the node IP, not the pod',
     (plan) => plan.kubernetes.serviceCIDR,
-    'pod-to-service/**',
+    'pod-to-service',
   ),
   {
     id: 'windows-endpoints-blackholed',
@@ -194,7 +194,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       const windows = nodeNames(plan, 'windows');
       const nodePort = nodePortImpact(plan, (_from, to) => windows.includes(to));
       return {
-        mustFail: [{ cell: 'pod-to-service/**', toAll: windows }, ...nodePort.mustFail],
+        mustFail: [{ kinds: ['pod-to-service'], toAll: windows }, ...nodePort.mustFail],
         mayFail: nodePort.mayFail,
         outcomes: ['timeout'],
       };
@@ -227,8 +227,8 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       const node = only(targets).name;
       return {
         mustFail: [
-          { cell: 'large-response/**', from: [node] },
-          { cell: 'large-response/**', toAny: [node] },
+          { kinds: ['large-response'], from: [node] },
+          { kinds: ['large-response'], toAny: [node] },
         ],
         mayFail: [],
         outcomes: ['timeout'],

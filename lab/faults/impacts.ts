@@ -7,12 +7,11 @@
 import { windowsCniConfig } from '../cni/windows-cni-config.ts';
 import type { LabPlan, NodeOs, PlannedNode } from '../plan/lab-plan.ts';
 import { podDnsConfig } from '../cluster/dataplane/cluster-dns.ts';
-import { controlPlane } from '../cluster/control/cluster-bootstrap.ts';
+import { controlPlane } from '../cluster/cluster-bootstrap.ts';
+import { OSES, type RowKind } from '../contracts/cells.ts';
 import type { CellSelector } from './cell-selector.ts';
 import type { FaultImpact } from './fault-definition.ts';
 import { editWindowsCni } from './windows-cni-edits.ts';
-
-const OSES: NodeOs[] = ['linux', 'windows'];
 
 export function nodeNames(plan: LabPlan, os?: NodeOs): string[] {
   return plan.nodes.filter((n) => os === undefined || n.os === os).map((n) => n.name);
@@ -33,7 +32,7 @@ export function nodePortImpact(plan: LabPlan, broken: PathBroken): FaultImpact {
     const backends = nodeNames(plan, os);
     for (const node of backends) {
       const lost = backends.filter((backend) => broken(node, backend)).length;
-      const selector = { cell: `nodeport/external-to-${os}-node/${node}/node-ip` };
+      const selector: CellSelector = { kinds: ['nodeport'], toOs: os, toAll: [node] };
       if (lost === backends.length) impact.mustFail.push(selector);
       else if (lost > 0) impact.mayFail.push(selector);
     }
@@ -44,7 +43,7 @@ export function nodePortImpact(plan: LabPlan, broken: PathBroken): FaultImpact {
 /** Cells whose DNS lookups fail because the path from their node to the DNS pod is broken. */
 export function dnsImpact(plan: LabPlan, broken: PathBroken): CellSelector[] {
   const from = nodeNames(plan).filter((node) => broken(node, dnsNode(plan)));
-  return from.length === 0 ? [] : [{ cell: '**', via: 'dns', from }];
+  return from.length === 0 ? [] : [{ via: 'dns', from }];
 }
 
 /**
@@ -64,19 +63,19 @@ export function cutOffImpact(
     ? podPath
     : (from, to) => from !== to && to === cut;
   const nodePort = nodePortImpact(plan, nodePath);
-  const both = (cell: string, key: 'toAll' | 'toAny'): CellSelector[] => [
-    { cell, from: [cut], [key]: others },
-    { cell, from: others, [key]: [cut] },
+  const both = (kind: RowKind, key: 'toAll' | 'toAny'): CellSelector[] => [
+    { kinds: [kind], from: [cut], [key]: others },
+    { kinds: [kind], from: others, [key]: [cut] },
   ];
   return {
     mustFail: [
-      ...both('pod-to-pod/**', 'toAll'),
-      ...both('large-response/**', 'toAll'),
-      ...both('pod-to-service/**', 'toAll'),
+      ...both('pod-to-pod', 'toAll'),
+      ...both('large-response', 'toAll'),
+      ...both('pod-to-service', 'toAll'),
       ...dnsImpact(plan, podPath),
       ...nodePort.mustFail,
     ],
-    mayFail: [...both('pod-to-service/**', 'toAny'), ...nodePort.mayFail],
+    mayFail: [...both('pod-to-service', 'toAny'), ...nodePort.mayFail],
   };
 }
 
@@ -102,8 +101,12 @@ export function searchListImpact(plan: LabPlan, targets: readonly PlannedNode[])
   return {
     mustFail: [
       // A Service's short name needs `<own namespace>.svc.<domain>`; `kubernetes.default` needs `svc.<domain>`.
-      ...(ownNamespace.length > 0 ? [{ cell: 'dns/short-name/**', from: ownNamespace }] : []),
-      ...(svc.length > 0 ? [{ cell: 'dns/search-list/**', from: svc }] : []),
+      ...(ownNamespace.length > 0
+        ? [{ kinds: ['dns'] as const, lookup: 'short-name' as const, from: ownNamespace }]
+        : []),
+      ...(svc.length > 0
+        ? [{ kinds: ['dns'] as const, lookup: 'search-list' as const, from: svc }]
+        : []),
     ],
     mayFail: [],
     outcomes: ['nxdomain'],

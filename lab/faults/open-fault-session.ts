@@ -1,6 +1,6 @@
 /** Attaches to a lab that is up, for `lab break`/`lab heal` and the self-test. */
-import { DnsPodProcess } from '../cluster/runtime/dns-pod-process.ts';
-import { forPodLinksGone } from '../cluster/runtime/pod-links.ts';
+import { DnsPodProcess } from '../cluster/dns-pod-process.ts';
+import { forPodLinksGone } from '../cluster/pod-links.ts';
 import { openLab } from '../lifecycle/open-lab.ts';
 import type { LabStore } from '../state/lab-store.ts';
 import { FaultRecords } from './fault-records.ts';

@@ -2,41 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import type { Verdict } from '../contracts/results-file.ts';
+import { resultsDocument } from '../testing/history-records.ts';
 import { HistoryError } from './history-error.ts';
 import { DETAIL_MAX, readResultsFile, recordFromResults } from './results-input.ts';
 
-/** The parts of a suite results.json the history reads, plus some it ignores. */
+/** A suite results.json with these cells (a verdict outside the schema is the caller's test). */
 function results(cells: { cell: string; verdict: string; detail?: string }[], extra = {}) {
-  return {
-    run: {
-      runId: '20261122-abc123',
-      lab: 'hybrid',
-      provider: 'netns',
-      emulated: true,
-      kubernetesVersion: '1.30.4 (emulated)',
-      cni: 'flannel/vxlan (emulated)',
-      osBuilds: { cp1: 'Linux netns (emulated)' },
-      profile: 'strict',
-      startedAt: '2026-11-22T03:09:21.643Z',
-      finishedAt: '2026-11-22T03:09:26.722Z',
-    },
-    cells: cells.map((c) => ({
-      row: c.cell.split('/').slice(0, 2).join('/'),
-      title: c.cell.replaceAll('/', ' '),
-      source: { os: 'linux', node: 'cp1', label: 'linux pod' },
-      target: { os: 'linux', node: 'lin1', label: 'linux pod' },
-      via: 'ip',
-      placement: 'cross-node',
-      expected: 'ok',
-      detail: c.detail ?? 'far end saw 10.244.0.2',
-      durationMs: 12,
-      attempts: 1,
-      ...c,
-    })),
-    totals: { cells: cells.length, passed: 0, failed: 0 },
-    other: [],
-    ...extra,
-  };
+  return resultsDocument(cells as { cell: string; verdict: Verdict; detail?: string }[], extra);
 }
 
 function failure(fn: () => unknown): HistoryError {
@@ -100,7 +73,8 @@ describe('history: reading results.json', () => {
     expect(status([{ cell: 'infrastructure/lab-ready', verdict: 'infra-error' }])).to.equal(
       'infra',
     );
-    expect(status([ok], { other: [{ state: 'hook-failed' }] })).to.equal('infra');
+    const hook = { classname: 'infrastructure', title: 'deploy', durationMs: 0 };
+    expect(status([ok], { other: [{ ...hook, state: 'hook-failed' }] })).to.equal('infra');
     expect(status([ok], { interrupted: 'SIGTERM' })).to.equal('interrupted');
     expect(status([bad], { interrupted: 'SIGTERM' })).to.equal('failed');
   });
@@ -123,7 +97,8 @@ describe('history: reading results.json', () => {
   });
 
   it('rejects a truncated cell list and duplicate cells', () => {
-    const truncated = { ...results([ok, bad]), totals: { cells: 3 } };
+    const full = results([ok, bad]);
+    const truncated = { ...full, totals: { ...full.totals, cells: 3 } };
     expect(failure(() => recordFromResults(truncated, 'r.json')).message).to.contain(
       'totals.cells is 3 but cells has 2 entries',
     );

@@ -1,15 +1,13 @@
 /**
- * Reads a suite's results.json (the shape specs/report/write-report.ts writes) into a history
- * record. Only the fields a trend needs are read, and each is checked with a field-path error.
+ * Reads a suite's results.json (lab/contracts/results-file.ts, the schema its writer checks
+ * against too) into a history record; a bad field is named by its path.
  */
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import { ResultsFileSchema, type ResultsFile } from '../contracts/results-file.ts';
 import { formatIssues } from '../spec/format-issues.ts';
 import { HistoryError } from './history-error.ts';
 import {
   RECORD_FORMAT,
-  RecordedCellSchema,
-  isoDate,
   outcomeOf,
   type RecordedCell,
   type RunRecord,
@@ -22,22 +20,7 @@ export const DETAIL_MAX = 300;
 /** Series names become file names in the store. */
 const PRESET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
-const ResultsSchema = z.object({
-  run: z.object({
-    runId: z.string().min(1),
-    lab: z.string().min(1),
-    provider: z.string(),
-    emulated: z.boolean(),
-    profile: z.string(),
-    startedAt: isoDate,
-    finishedAt: isoDate.optional(),
-  }),
-  cells: z.array(RecordedCellSchema),
-  totals: z.object({ cells: z.number().int().min(0) }),
-  other: z.array(z.object({ state: z.string() })).optional(),
-  interrupted: z.string().optional(),
-});
-type Results = z.infer<typeof ResultsSchema>;
+type Results = ResultsFile;
 
 export interface RecordOptions {
   /** The series to file the run under; default: the run's lab name. */
@@ -75,7 +58,7 @@ export function recordFromResults(
   source: string,
   options: RecordOptions = {},
 ): RunRecord {
-  const parsed = ResultsSchema.safeParse(data, { reportInput: true });
+  const parsed = ResultsFileSchema.safeParse(data, { reportInput: true });
   if (!parsed.success) {
     const lines = formatIssues(parsed.error.issues).map(
       (i) => `  ${i.path === '' ? '(document)' : i.path}: ${i.message}`,
@@ -131,9 +114,17 @@ function checkConsistent(results: Results, source: string): void {
 }
 
 function recordCell(cell: Results['cells'][number]): RecordedCell {
-  const { detail, ...rest } = cell;
-  const keep = detail !== undefined && detail !== '' && cell.verdict !== 'pass';
-  return { ...rest, ...(keep ? { detail: shorten(detail) } : {}) };
+  const { cell: id, row, title, verdict, expected, actual, detail } = cell;
+  const keep = detail !== '' && verdict !== 'pass';
+  return {
+    cell: id,
+    row,
+    title,
+    verdict,
+    expected,
+    ...(actual === undefined ? {} : { actual }),
+    ...(keep ? { detail: shorten(detail) } : {}),
+  };
 }
 
 // Control characters (ANSI colour from probe output) never reach the store.
@@ -148,7 +139,7 @@ function shorten(text: string): string {
 /** Failures win; then infrastructure trouble (no cells, lab not ready, a failed hook); then an interruption. */
 function runStatus(results: Results): RunStatus {
   const outcomes = results.cells.map((c) => outcomeOf(c.verdict));
-  const other = results.other ?? [];
+  const { other } = results;
   if (outcomes.includes('fail') || other.some((o) => o.state === 'failed')) return 'failed';
   if (
     results.cells.length === 0 ||

@@ -1,19 +1,9 @@
 /** One line of the history store: what a run of the suite found, reduced to what a trend needs. */
 import { z } from 'zod';
+import { VERDICTS, isoDate, type Verdict } from '../contracts/results-file.ts';
 
 /** Bumped whenever a store line's shape changes, so an old line is never misread. */
 export const RECORD_FORMAT = 1;
-
-/** The suite's verdicts (specs/engine/results.ts), repeated here because lab/ never imports specs/. */
-export const VERDICTS = [
-  'pass',
-  'fail',
-  'expected-failure',
-  'unexpected-pass',
-  'skipped',
-  'infra-error',
-] as const;
-export type Verdict = (typeof VERDICTS)[number];
 
 /** How a cell counts in a trend. */
 export type CellOutcome =
@@ -49,10 +39,6 @@ export function counted(outcome: CellOutcome | undefined): outcome is 'pass' | '
 
 /** How a whole run ended, as the runs table shows it. */
 export type RunStatus = 'passed' | 'failed' | 'infra' | 'interrupted';
-
-export const isoDate = z
-  .string()
-  .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'expected an ISO date' });
 
 export const RecordedCellSchema = z.object({
   cell: z.string().min(1),

@@ -2,7 +2,7 @@
 import type { SpecIssue } from '../errors.ts';
 import type { LabSpec } from '../spec/lab-spec-schema.ts';
 import { boxCatalogue, DEFAULT_BOX } from './boxes.ts';
-import { contains, formatCidr, overlaps, parseCidr, size, type Cidr } from './ipv4.ts';
+import { contains, formatCidr, overlaps, parseCidr, size, type Cidr } from '../net/ipv4.ts';
 
 /** Addresses below this offset on the lab network are left to the gateway and friends. */
 export const FIRST_NODE_OFFSET = 10;

@@ -9,7 +9,7 @@ import {
   NODE_POD_PREFIX,
   placement,
 } from './check-spec.ts';
-import { formatCidr, nthAddress, parseCidr, subnet, type Cidr } from './ipv4.ts';
+import { formatCidr, nthAddress, parseCidr, subnet, type Cidr } from '../net/ipv4.ts';
 import { PLAN_FORMAT, type LabPlan, type PlannedNode } from './lab-plan.ts';
 import { stableMac } from './stable-mac.ts';
 

@@ -1,6 +1,6 @@
 /** The exact versions a kubeadm lab installs: the spec's Kubernetes version plus pinned helpers. */
 import type { LabPlan } from '../plan/lab-plan.ts';
-import type { ComponentVersionOverrides } from './provision-settings.ts';
+import type { ComponentVersionOverrides } from '../spec/kubeadm-spec-schema.ts';
 
 export interface ComponentVersions {
   /** `v1.30.4`: kubeadm, kubelet, kubectl, kube-proxy. */

@@ -9,7 +9,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
-import { isIpv4, parseCidr } from '../plan/ipv4.ts';
+import { isIpv4, parseCidr } from '../net/ipv4.ts';
 
 const ip = z.string().refine(isIpv4, { error: 'expected an IPv4 address' });
 const cidr = z.string().refine((v) => parseCidr(v) !== undefined, { error: 'expected a CIDR' });

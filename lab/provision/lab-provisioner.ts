@@ -26,7 +26,7 @@ import {
   type ScriptStep,
   type StepReport,
 } from './step-runner.ts';
-import { forSsh } from '../wait/waits.ts';
+import { forSsh } from '../remote/node-shell.ts';
 
 export interface ProvisionerDeps {
   runner: CommandRunner;

@@ -8,10 +8,9 @@ import { CommandError } from '../errors.ts';
 import type { RunOptions, RunResult } from '../exec/command-runner.ts';
 import type { Redactor } from '../exec/redactor.ts';
 import type { NodeOs } from '../plan/lab-plan.ts';
-import type { NodeShell } from '../remote/node-shell.ts';
 import type { NodeLogs } from './node-log.ts';
 import { ProvisionError, tailOf } from './provision-error.ts';
-import { forSsh } from '../wait/waits.ts';
+import { forSsh, type NodeShell } from '../remote/node-shell.ts';
 
 /** A NodeShell that can also copy files to the node (SshNodeShell). */
 export interface ProvisionShell extends NodeShell {

@@ -1,7 +1,7 @@
 /** The lab spec (DESIGN §3) as a zod schema; `lab schema` prints it as JSON Schema. */
 import { z } from 'zod';
-import { isIpv4, parseCidr } from '../plan/ipv4.ts';
-import { ArtifactsSpecSchema, KubeadmSpecSchema } from '../provision/provision-settings.ts';
+import { isIpv4, parseCidr } from '../net/ipv4.ts';
+import { ArtifactsSpecSchema, KubeadmSpecSchema } from './kubeadm-spec-schema.ts';
 
 /** RFC 1123 label, as Kubernetes node names and libvirt domain names need. */
 export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

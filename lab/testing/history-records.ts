@@ -1,10 +1,6 @@
 /** Builders of history records for unit tests and sample pages; never used by the CLI. */
-import {
-  RECORD_FORMAT,
-  type RecordedCell,
-  type RunRecord,
-  type Verdict,
-} from '../history/run-record.ts';
+import type { ResultsFile, Verdict } from '../contracts/results-file.ts';
+import { RECORD_FORMAT, type RecordedCell, type RunRecord } from '../history/run-record.ts';
 
 /** A small matrix: cell id → row id. */
 export const FIXTURE_CELLS = {
@@ -51,5 +47,57 @@ export function run(
     addedAt: startedAt,
     cells,
     ...overrides,
+  };
+}
+
+/** A complete results.json document (lab/contracts/results-file.ts) with these cells, totals counted. */
+export function resultsDocument(
+  cells: { cell: string; verdict: Verdict; detail?: string }[],
+  extra: Partial<Omit<ResultsFile, 'run'>> & { run?: Partial<ResultsFile['run']> } = {},
+): ResultsFile {
+  const full = cells.map((c) => ({
+    row: c.cell.split('/').slice(0, 2).join('/'),
+    title: c.cell.replaceAll('/', ' '),
+    source: { os: 'linux' as const, node: 'cp1', label: 'linux pod' },
+    target: { os: 'linux' as const, node: 'lin1', label: 'linux pod' },
+    via: 'ip',
+    placement: 'cross-node',
+    expected: 'ok' as const,
+    durationMs: 12,
+    attempts: 1,
+    ...c,
+    detail: c.detail ?? 'far end saw 10.244.0.2',
+  }));
+  const count = (v: Verdict) => full.filter((c) => c.verdict === v).length;
+  const { run, ...rest } = extra;
+  return {
+    run: {
+      runId: '20261122-abc123',
+      lab: 'hybrid',
+      provider: 'netns',
+      emulated: true,
+      kubernetesVersion: '1.30.4 (emulated)',
+      cni: 'flannel/vxlan (emulated)',
+      osBuilds: { cp1: 'Linux netns (emulated)' },
+      profile: 'strict',
+      startedAt: '2026-11-22T03:09:21.643Z',
+      finishedAt: '2026-11-22T03:09:26.722Z',
+      ...run,
+    },
+    cells: full,
+    totals: {
+      cells: full.length,
+      passed: count('pass'),
+      failed: count('fail'),
+      expectedFailures: count('expected-failure'),
+      unexpectedPasses: count('unexpected-pass'),
+      skipped: count('skipped'),
+      infraErrors: count('infra-error'),
+      notRun: 0,
+      otherTests: 0,
+      otherFailures: 0,
+    },
+    other: [],
+    ...rest,
   };
 }

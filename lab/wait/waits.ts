@@ -1,5 +1,4 @@
-/** Small wait strategies (`forSsh`, `forCondition`); a timeout names what was awaited and the last error. */
-import type { NodeShell } from '../remote/node-shell.ts';
+/** Wait strategies (`forCondition`; `forSsh` in lab/remote): a timeout names what was awaited and the last error. */
 import { pollUntil } from './poll.ts';
 
 export interface Wait {
@@ -28,16 +27,4 @@ export function forCondition(
       );
     },
   };
-}
-
-/** The node answers a trivial command (after boot or reboot). */
-export function forSsh(shell: NodeShell, timeoutMs: number, intervalMs = 3000): Wait {
-  return forCondition(
-    `SSH on ${shell.node}`,
-    async () => {
-      await shell.exec(['hostname'], { timeoutMs: 15_000 });
-    },
-    timeoutMs,
-    intervalMs,
-  );
 }

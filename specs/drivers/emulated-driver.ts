@@ -1,17 +1,17 @@
 /** The suite's driver for emulated labs: pods are network namespaces, probes run probe.mjs in them. */
 import type { EmulatedCluster } from '../../lab/cluster/emulated-cluster.ts';
+import { RUN_LABEL, SLOT_LABEL, runNamespace } from '../../lab/contracts/kubernetes-names.ts';
 import type { LabPlan } from '../../lab/plan/lab-plan.ts';
 import type { StartedLab } from '../../lab/providers/lab-provider.ts';
 import {
   HEADLESS_SERVICE,
   NETEXEC_HTTP_PORT,
   SERVICE_SLOT,
-  SLOT_LABEL,
   serviceName,
   slotOf,
-} from '../matrix/cell-plan.ts';
-import type { Os } from '../matrix/rows.ts';
-import { InfrastructureError } from './infrastructure-error.ts';
+} from '../model/workload-names.ts';
+import type { Os } from '../../lab/contracts/cells.ts';
+import { InfrastructureError } from '../model/infrastructure-error.ts';
 import type {
   DeployedPod,
   LabDriver,
@@ -19,7 +19,7 @@ import type {
   ProbeRequest,
   SuiteNode,
   Workloads,
-} from './lab-driver.ts';
+} from '../model/lab-driver.ts';
 
 const SERVICE_PORT = 80;
 
@@ -74,14 +74,14 @@ export class EmulatedDriver implements LabDriver {
   }
 
   async deploy(runId: string, podNames: { node: string; name: string }[]): Promise<Workloads> {
-    const namespace = `hybrid-lab-${runId}`;
+    const namespace = runNamespace(runId);
     this.#namespace = namespace;
     const domain = this.plan.kubernetes.dnsDomain;
     const osOf = new Map(this.plan.nodes.map((n) => [n.name, n.os]));
     const pods: DeployedPod[] = await Promise.all(
       podNames.map(async ({ node, name }) => {
         const os = osOf.get(node) ?? 'linux';
-        const labels = { app: 'netexec', os, 'hybrid-lab/run': runId, [SLOT_LABEL]: slotOf(name) };
+        const labels = { app: 'netexec', os, [RUN_LABEL]: runId, [SLOT_LABEL]: slotOf(name) };
         const ip = await this.cluster.createPod({
           name,
           namespace,

@@ -5,8 +5,8 @@ import { fileLogger } from '../../lab/log/logger.ts';
 import { kubeconfigPath } from '../../lab/providers/existing/existing-provider.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
 import { EmulatedDriver } from './emulated-driver.ts';
-import { InfrastructureError } from './infrastructure-error.ts';
-import type { LabDriver } from './lab-driver.ts';
+import { InfrastructureError } from '../model/infrastructure-error.ts';
+import type { LabDriver } from '../model/lab-driver.ts';
 
 export async function openDriver(env: NodeJS.ProcessEnv = process.env): Promise<LabDriver> {
   const store = new LabStore(resolve(env.LAB_HOME ?? '.lab'));

@@ -1,20 +1,17 @@
 /** Runs cells' probes with bounded concurrency; retries only cells expected to succeed. */
-import type { LabDriver, Workloads } from '../drivers/lab-driver.ts';
-import type { CellPlan } from '../matrix/cell-plan.ts';
+import type { LabDriver, Workloads } from '../model/lab-driver.ts';
+import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
 import { judgeReply, verdictOf } from './judge.ts';
 import type { Expectation } from './profile.ts';
-import { Outcome, type CellResult } from './results.ts';
+import type { SuiteSettings } from './suite-settings.ts';
+import { Outcome, type CellResult } from '../../lab/contracts/results-file.ts';
 
-/** Connect / probe timeout when PROBE_TIMEOUT_MS is not set. */
-export const DEFAULT_PROBE_TIMEOUT_MS = 3000;
+export type RunnerSettings = Pick<SuiteSettings, 'concurrency' | 'timeoutMs' | 'retries'>;
 
-export interface RunnerSettings {
-  /** Probes in flight at once (CONCURRENCY, default 8). */
-  concurrency: number;
-  /** Connect / whole-probe timeout per attempt. */
-  timeoutMs: number;
-  /** Extra attempts for cells expected to pass; expected failures never retry. */
-  retries: number;
+/** Told when a cell's probes start and when its result is known (the run's recorder). */
+export interface CellObserver {
+  started(cell: string): void;
+  record(result: CellResult): void;
 }
 
 export class CellRunner {
@@ -26,6 +23,7 @@ export class CellRunner {
     private readonly driver: LabDriver,
     private readonly workloads: Workloads,
     private readonly settings: RunnerSettings,
+    private readonly observer?: CellObserver,
   ) {}
 
   /** Starts cells now (bounded by concurrency) so their it() finds the result ready. */
@@ -37,7 +35,10 @@ export class CellRunner {
   result(plan: CellPlan, expectation: Expectation): Promise<CellResult> {
     let result = this.#results.get(plan.meta.cell);
     if (result === undefined) {
-      result = this.#slot(() => this.#probe(plan, expectation));
+      result = this.#slot(() => this.#probe(plan, expectation)).then((done) => {
+        this.observer?.record(done);
+        return done;
+      });
       this.#results.set(plan.meta.cell, result);
     }
     return result;
@@ -57,6 +58,7 @@ export class CellRunner {
   }
 
   async #probe(plan: CellPlan, expectation: Expectation): Promise<CellResult> {
+    this.observer?.started(plan.meta.cell);
     const started = performance.now();
     const base = {
       ...plan.meta,
@@ -79,15 +81,7 @@ export class CellRunner {
     let attempts = 0;
     while (attempts < maxAttempts) {
       attempts++;
-      const reply =
-        spec.from === 'outside'
-          ? await this.driver.probeFromOutside(spec.request, this.settings.timeoutMs)
-          : await this.driver.probeFromPod(
-              this.#pod(spec.from),
-              spec.request,
-              this.settings.timeoutMs,
-            );
-      judged = judgeReply(reply, spec.check);
+      judged = await this.#attempt(spec);
       if (judged.outcome === Outcome.Ok) break;
     }
     const target =
@@ -104,6 +98,24 @@ export class CellRunner {
       durationMs: Math.round(performance.now() - started),
       attempts,
     };
+  }
+
+  /** One probe, judged; a driver that throws (exec API error, crash) gives an Error outcome with its stack. */
+  async #attempt(spec: ProbeSpec): Promise<{ outcome: Outcome; detail: string }> {
+    try {
+      const reply =
+        spec.from === 'outside'
+          ? await this.driver.probeFromOutside(spec.request, this.settings.timeoutMs)
+          : await this.driver.probeFromPod(
+              this.#pod(spec.from),
+              spec.request,
+              this.settings.timeoutMs,
+            );
+      return judgeReply(reply, spec.check);
+    } catch (error) {
+      const e = error instanceof Error ? error : new Error(String(error));
+      return { outcome: Outcome.Error, detail: `the probe failed: ${e.stack ?? e.message}` };
+    }
   }
 
   #pod(name: string) {

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import type { LabDriver, ProbeReply, Workloads } from '../drivers/lab-driver.ts';
-import type { CellPlan } from '../matrix/cell-plan.ts';
+import type { LabDriver, ProbeReply, Workloads } from '../model/lab-driver.ts';
+import type { CellPlan } from '../model/cell-plan.ts';
 import { CellRunner } from './cell-runner.ts';
 import { judgeReply, verdictOf } from './judge.ts';
 import { expectationFor, loadProfile } from './profile.ts';
-import { Outcome } from './results.ts';
+import { Outcome } from '../../lab/contracts/results-file.ts';
 import { selectionFromArgv } from './selection.ts';
 
 describe('judge', () => {

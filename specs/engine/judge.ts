@@ -1,7 +1,7 @@
 /** Turns a probe reply into a named outcome, and an outcome into a verdict under the profile. */
-import type { ProbeReply } from '../drivers/lab-driver.ts';
-import type { Check } from '../matrix/cell-plan.ts';
-import { Outcome, type Verdict } from './results.ts';
+import type { ProbeReply } from '../model/lab-driver.ts';
+import type { Check } from '../model/cell-plan.ts';
+import { Outcome, type Verdict } from '../../lab/contracts/results-file.ts';
 
 const FAILURES: Record<Exclude<ProbeReply['result'], 'ok'>, Outcome> = {
   timeout: Outcome.Timeout,

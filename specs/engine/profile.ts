@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { globToRegExp } from '../../lab/text/glob.ts';
-import { Outcome } from './results.ts';
+import { Outcome } from '../../lab/contracts/results-file.ts';
 
 const PROFILES_DIR = fileURLToPath(new URL('../profiles/', import.meta.url));
 

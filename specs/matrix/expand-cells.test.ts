@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { SuiteNode, Workloads } from '../drivers/lab-driver.ts';
-import { podNames } from './cell-plan.ts';
+import type { SuiteNode, Workloads } from '../model/lab-driver.ts';
+import { podNames } from '../model/workload-names.ts';
 import { expandCells } from './expand-cells.ts';
 import { MATRIX } from './rows.ts';
 

@@ -1,18 +1,42 @@
 /** Expands matrix rows into cells over a lab's real nodes; a cell the lab cannot host is skipped with its reason. */
-import type { SuiteNode, Workloads } from '../drivers/lab-driver.ts';
-import type { Endpoint } from '../engine/results.ts';
-import {
-  LARGE_RESPONSE_BYTES,
-  NETEXEC_HTTP_PORT,
-  nodesOf,
-  pod,
-  podEnd,
-  service,
-  serviceName,
-  type CellPlan,
-  type ProbeSpec,
-} from './cell-plan.ts';
-import { rowId, type MatrixRow } from './rows.ts';
+import { cellId, rowId, type CellKey, type Os } from '../../lab/contracts/cells.ts';
+import type { Endpoint } from '../../lab/contracts/results-file.ts';
+import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
+import type { DeployedPod, DeployedService, SuiteNode, Workloads } from '../model/lab-driver.ts';
+import { LARGE_RESPONSE_BYTES, NETEXEC_HTTP_PORT, serviceName } from '../model/workload-names.ts';
+import type { MatrixRow } from './rows.ts';
+
+/** Nodes of an OS, workers first: pods on workers are the common case. */
+function nodesOf(nodes: readonly SuiteNode[], os: Os): SuiteNode[] {
+  const of = nodes.filter((n) => n.os === os);
+  return [...of.filter((n) => n.role === 'worker'), ...of.filter((n) => n.role !== 'worker')];
+}
+
+/** A deployed pod by name. */
+function pod(w: Workloads, name: string): DeployedPod {
+  const found = w.pods.find((p) => p.name === name);
+  if (found === undefined) throw new Error(`pod ${name} was not deployed`);
+  return found;
+}
+
+/** The deployed Service backed by pods of `os`. */
+function service(w: Workloads, os: Os): DeployedService {
+  const found = w.services.find((s) => s.os === os);
+  if (found === undefined) throw new Error(`service ${serviceName(os)} was not deployed`);
+  return found;
+}
+
+/** A pod as a grid endpoint. */
+function podEnd(os: Os, node: string, name?: string): Endpoint {
+  return { os, node, label: `${os} pod`, ...(name === undefined ? {} : { name }) };
+}
+
+const OUTSIDE: Endpoint = { os: 'external', node: 'outside', label: 'external' };
+
+/** The id fields every cell shares, from its key. */
+function ids(key: CellKey): { row: string; cell: string; via: string } {
+  return { row: rowId(key), cell: cellId(key), via: key.via };
+}
 
 /** What a pod-to-pod cell asks the far end (`host`) and how it judges the answer. */
 function podRequest(
@@ -39,7 +63,6 @@ function podToPod(
   row: Extract<MatrixRow, { kind: 'pod-to-pod' | 'large-response' }>,
   nodes: readonly SuiteNode[],
 ): CellPlan[] {
-  const id = rowId(row);
   const { placements, vias } =
     row.kind === 'pod-to-pod'
       ? row
@@ -50,23 +73,22 @@ function podToPod(
       const dst =
         placement === 'same-node' ? src : nodesOf(nodes, row.to).find((n) => n.name !== src?.name);
       const meta = {
-        row: id,
-        cell: `${id}/${placement}/${via}`,
+        ...ids({ kind: row.kind, from: row.from, to: row.to, placement, via }),
         title: `${row.kind} ${row.from}-to-${row.to} ${placement} via ${via}`,
         source: podEnd(row.from, src?.name ?? '-'),
         target: podEnd(row.to, dst?.name ?? '-'),
-        via,
         placement,
       };
       if (src === undefined || dst === undefined) {
+        const lacking = src === undefined ? row.from : row.to;
         const need =
           row.from === row.to && placement === 'cross-node'
             ? `two ${row.to} nodes`
-            : `a ${src === undefined ? row.from : row.to} node`;
-        const has = nodesOf(nodes, row.to).length;
+            : `a ${lacking} node`;
+        const has = nodesOf(nodes, lacking).length;
         return {
           meta,
-          skip: `needs ${need}; the lab has ${has} ${row.to} node${has === 1 ? '' : 's'}`,
+          skip: `needs ${need}; the lab has ${has} ${lacking} node${has === 1 ? '' : 's'}`,
         };
       }
       const from = `netexec-${src.name}-a`;
@@ -91,14 +113,12 @@ function podToService(
   row: Extract<MatrixRow, { kind: 'pod-to-service' }>,
   nodes: readonly SuiteNode[],
 ): CellPlan[] {
-  const id = rowId(row);
   const src = nodesOf(nodes, row.from)[0];
   const backends = nodesOf(nodes, row.to);
   return row.vias.map((via): CellPlan => {
     const from = src === undefined ? undefined : `netexec-${src.name}-a`;
     const meta = {
-      row: id,
-      cell: `${id}/${via}`,
+      ...ids({ kind: row.kind, from: row.from, to: row.to, via }),
       title: `pod-to-service ${row.from}-to-${row.to} via ${via}`,
       source: podEnd(row.from, src?.name ?? '-', from),
       target: {
@@ -107,7 +127,6 @@ function podToService(
         name: serviceName(row.to),
         label: `${row.to} service`,
       },
-      via,
       placement: '',
     };
     if (from === undefined || backends.length === 0) {
@@ -135,29 +154,29 @@ function nodePort(
   row: Extract<MatrixRow, { kind: 'nodeport' }>,
   nodes: readonly SuiteNode[],
 ): CellPlan[] {
-  const id = rowId(row);
   const targets = nodes.filter((n) => n.os === row.to);
-  const outside: Endpoint = { os: 'external', node: 'outside', label: 'external' };
+  const key = (node?: string): CellKey => ({
+    kind: 'nodeport',
+    to: row.to,
+    via: 'node-ip',
+    ...(node === undefined ? {} : { node }),
+  });
   if (targets.length === 0) {
     const meta = {
-      row: id,
-      cell: `${id}/none/node-ip`,
+      ...ids(key()),
       title: `nodeport external-to-${row.to}-node via node-ip`,
-      source: outside,
+      source: OUTSIDE,
       target: { os: row.to, node: '-', label: `${row.to} node` },
-      via: 'node-ip',
       placement: '',
     };
     return [{ meta, skip: `the lab has no ${row.to} nodes` }];
   }
   return targets.map((node) => ({
     meta: {
-      row: id,
-      cell: `${id}/${node.name}/node-ip`,
+      ...ids(key(node.name)),
       title: `nodeport external-to-${row.to}-node ${node.name} via node-ip`,
-      source: outside,
+      source: OUTSIDE,
       target: { os: row.to, node: node.name, label: `${row.to} node` },
-      via: 'node-ip',
       placement: '',
     },
     probe: (w) => ({
@@ -172,17 +191,19 @@ function outboundNat(
   row: Extract<MatrixRow, { kind: 'outbound-nat' }>,
   nodes: readonly SuiteNode[],
 ): CellPlan[] {
-  const id = rowId(row);
-  const external: Endpoint = { os: 'external', node: 'outside', label: 'external' };
   const sources = nodes.filter((n) => n.os === row.from);
+  const key = (node?: string): CellKey => ({
+    kind: 'outbound-nat',
+    from: row.from,
+    via: 'ip',
+    ...(node === undefined ? {} : { node }),
+  });
   if (sources.length === 0) {
     const meta = {
-      row: id,
-      cell: `${id}/none/ip`,
+      ...ids(key()),
       title: `outbound-nat ${row.from} via ip`,
       source: podEnd(row.from, '-'),
-      target: external,
-      via: 'ip',
+      target: OUTSIDE,
       placement: '',
     };
     return [{ meta, skip: `the lab has no ${row.from} nodes` }];
@@ -191,12 +212,10 @@ function outboundNat(
     const from = `netexec-${node.name}-a`;
     return {
       meta: {
-        row: id,
-        cell: `${id}/${node.name}/ip`,
+        ...ids(key(node.name)),
         title: `outbound-nat ${row.from} ${node.name} via ip`,
         source: podEnd(row.from, node.name, from),
-        target: external,
-        via: 'ip',
+        target: OUTSIDE,
         placement: '',
       },
       probe: (w: Workloads): ProbeSpec => ({
@@ -209,16 +228,13 @@ function outboundNat(
 }
 
 function dns(row: Extract<MatrixRow, { kind: 'dns' }>, nodes: readonly SuiteNode[]): CellPlan[] {
-  const id = rowId(row);
   const src = nodesOf(nodes, row.from)[0];
   const from = src === undefined ? undefined : `netexec-${src.name}-a`;
   const meta = {
-    row: id,
-    cell: `${id}/dns`,
+    ...ids({ kind: 'dns', from: row.from, lookup: row.lookup, via: 'dns' }),
     title: `dns ${row.lookup} from ${row.from} via dns`,
     source: podEnd(row.from, src?.name ?? '-', from),
     target: { os: 'linux' as const, node: '-', label: 'cluster DNS' },
-    via: 'dns',
     placement: '',
   };
   if (from === undefined) return [{ meta, skip: `the lab has no ${row.from} nodes` }];

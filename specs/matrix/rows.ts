@@ -1,7 +1,6 @@
 /** The hybrid connectivity matrix (DESIGN §7) as data: one entry per row, no assertions here. */
 
-export type Os = 'linux' | 'windows';
-export type Placement = 'same-node' | 'cross-node';
+import type { DnsLookup, Os, Placement } from '../../lab/contracts/cells.ts';
 
 export type MatrixRow =
   | {
@@ -43,7 +42,7 @@ export type MatrixRow =
       /** Name resolution from a pod of `from`: what is looked up and what it must resolve to. */
       kind: 'dns';
       from: Os;
-      lookup: 'short-name' | 'fqdn' | 'search-list';
+      lookup: DnsLookup;
     };
 
 const BOTH = ['ip', 'dns'] as const;
@@ -85,19 +84,3 @@ export const MATRIX: readonly MatrixRow[] = [
   { kind: 'dns', from: 'windows', lookup: 'fqdn' },
   { kind: 'dns', from: 'windows', lookup: 'search-list' },
 ];
-
-/** Stable kebab-case row id, as it appears in logs, JUnit classnames and --grep. */
-export function rowId(row: MatrixRow): string {
-  switch (row.kind) {
-    case 'pod-to-pod':
-    case 'large-response':
-    case 'pod-to-service':
-      return `${row.kind}/${row.from}-to-${row.to}`;
-    case 'nodeport':
-      return `nodeport/external-to-${row.to}-node`;
-    case 'outbound-nat':
-      return `outbound-nat/${row.from}`;
-    case 'dns':
-      return `dns/${row.lookup}/${row.from}`;
-  }
-}

@@ -1,5 +1,5 @@
 /** Wording shared by every output, so JUnit, summary and HTML say the same thing. */
-import type { CellResult } from '../engine/results.ts';
+import type { CellResult } from '../../lab/contracts/results-file.ts';
 
 /** Banner every emulated output carries. */
 export const EMULATED_BANNER = 'EMULATED dataplane — not a real Windows/Kubernetes network';

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { RecordingRunner } from '../../lab/testing/recording-runner.ts';
-import { smallReport } from './fixtures/small-report.ts';
+import { smallReport } from '../testing/small-report.ts';
 import { renderJunit } from './junit-writer.ts';
-import { JUNIT_XSD, JunitValidationError, validateJunit } from './junit-validator.ts';
+import { JUNIT_XSD, JunitValidationError, validateJunit } from '../testing/junit-validator.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hybrid-xsd-'));
 function file(name: string, xml: string): string {

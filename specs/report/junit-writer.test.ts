@@ -2,12 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { xcount, xpath } from './fixtures/xpath.ts';
-import { sampleReport } from './fixtures/sample-report.ts';
-import { smallReport } from './fixtures/small-report.ts';
+import { xcount, xpath } from '../testing/xpath.ts';
+import { sampleReport } from '../testing/sample-report.ts';
+import { smallReport } from '../testing/small-report.ts';
 import { renderJunit } from './junit-writer.ts';
-import { validateJunit } from './junit-validator.ts';
-import { makeReport } from './report-model.ts';
+import { validateJunit } from '../testing/junit-validator.ts';
+import { makeReport } from '../model/report.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hybrid-junit-'));
 let n = 0;

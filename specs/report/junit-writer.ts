@@ -1,10 +1,11 @@
 /** Writes the run as Jenkins-style JUnit XML: one testsuite, one testcase per cell. */
 import type { TestCase, TestSuite } from 'junit-report-builder';
-import type { CellResult } from '../engine/results.ts';
+import type { CellResult } from '../../lab/contracts/results-file.ts';
 import { unexpectedPassMessage } from './cell-text.ts';
 import { xmlSafe } from '../../lab/text/escape.ts';
 import { newJunitBuilder, skipWithMessage } from './junit-builder.ts';
-import type { OtherResult, Report } from './report-model.ts';
+import type { Report } from '../model/report.ts';
+import type { OtherResult } from '../../lab/contracts/results-file.ts';
 
 /** Suite name; the emulated marker keeps emulated results from passing as real ones in CI views. */
 export function junitSuiteName(report: Report): string {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { sampleCells } from './fixtures/sample-report.ts';
-import { smallCells } from './fixtures/small-report.ts';
+import { sampleCells } from '../testing/sample-report.ts';
+import { smallCells } from '../testing/small-report.ts';
 import { buildGrids, gridKey, gridStatus, verdictCounts } from './matrix-grid.ts';
 
 describe('report: matrix grid', function () {

@@ -1,5 +1,5 @@
 /** Aggregates cells into one source × target grid per `via`, shared by the summary and the HTML. */
-import type { CellResult, Verdict } from '../engine/results.ts';
+import type { CellResult, Verdict } from '../../lab/contracts/results-file.ts';
 
 /** Colour class of a grid position, worst verdict first. */
 export type GridStatus = 'fail' | 'expected-failure' | 'pass' | 'skipped';

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { EMULATED_BANNER } from './cell-text.ts';
-import { sampleReport } from './fixtures/sample-report.ts';
-import { smallReport } from './fixtures/small-report.ts';
+import { sampleReport } from '../testing/sample-report.ts';
+import { smallReport } from '../testing/small-report.ts';
 import { renderMatrixHtml } from './matrix-html-writer.ts';
-import { makeReport } from './report-model.ts';
+import { makeReport } from '../model/report.ts';
 
 /** The grid cell elements (`<td class="pos …">…</td>`) of a page. */
 function positions(html: string): string[] {

@@ -1,5 +1,5 @@
 /** Renders matrix.html: a self-contained page with one coloured source × target grid per via. */
-import type { CellResult, Verdict } from '../engine/results.ts';
+import type { CellResult, Verdict } from '../../lab/contracts/results-file.ts';
 import { EMULATED_BANNER, outcomeLine } from './cell-text.ts';
 import { escapeHtml as h, linkifyHtml, truncate } from '../../lab/text/escape.ts';
 import { STATUS_COLOURS, matrixCss } from './matrix-css.ts';
@@ -11,7 +11,7 @@ import {
   type GridCell,
   type GridStatus,
 } from './matrix-grid.ts';
-import { runStatus, type Report } from './report-model.ts';
+import { runStatus, type Report } from '../model/report.ts';
 
 const SYMBOL: Record<Verdict, string> = {
   pass: '✔',

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { EMULATED_BANNER } from './cell-text.ts';
-import { sampleReport } from './fixtures/sample-report.ts';
-import { smallReport } from './fixtures/small-report.ts';
-import { makeReport } from './report-model.ts';
+import { sampleReport } from '../testing/sample-report.ts';
+import { smallReport } from '../testing/small-report.ts';
+import { makeReport } from '../model/report.ts';
 import { countsLine, renderSummary } from './summary-writer.ts';
 
 describe('report: summary.md', function () {

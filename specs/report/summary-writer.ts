@@ -1,9 +1,10 @@
 /** Renders the run as GitHub step-summary Markdown: headline, banners, one grid per via, problems. */
-import type { CellResult, Verdict } from '../engine/results.ts';
+import type { CellResult, Verdict } from '../../lab/contracts/results-file.ts';
 import { escapeMarkdown as md, linkifyMarkdown, truncate } from '../../lab/text/escape.ts';
 import { EMULATED_BANNER, outcomeLine, unexpectedPassMessage } from './cell-text.ts';
 import { buildGrids, gridKey, verdictCounts, type GridCell } from './matrix-grid.ts';
-import { runStatus, type Report, type Totals } from './report-model.ts';
+import { runStatus, type Report } from '../model/report.ts';
+import type { Totals } from '../../lab/contracts/results-file.ts';
 
 /** Grid symbol per verdict. */
 export const VERDICT_SYMBOL: Record<Verdict, string> = {

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
-import { sampleReport } from './fixtures/sample-report.ts';
+import { sampleReport } from '../testing/sample-report.ts';
 import { renderResultsJson, resultsDir, writeReport } from './write-report.ts';
 
 describe('report: writeReport', function () {

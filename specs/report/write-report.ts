@@ -1,9 +1,10 @@
 /** Writes all four result files synchronously, so a signal handler can call it too. */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ResultsFileSchema } from '../../lab/contracts/results-file.ts';
 import { renderJunit } from './junit-writer.ts';
 import { renderMatrixHtml } from './matrix-html-writer.ts';
-import type { Report } from './report-model.ts';
+import type { Report } from '../model/report.ts';
 import { renderSummary } from './summary-writer.ts';
 
 /** Where results go: `$RESULTS_DIR`, else `test-results/` under the working directory. */
@@ -26,10 +27,9 @@ export const RESULT_FILES = {
   json: 'results.json',
 } as const satisfies Record<keyof WrittenFiles, string>;
 
-/** The machine-readable form: `{ run, cells, totals }` plus other tests and the interruption. */
+/** The machine-readable form, checked against the schema its readers use (lab/contracts/results-file.ts). */
 export function renderResultsJson(report: Report): string {
-  const { run, cells, totals, other, interrupted } = report;
-  return `${JSON.stringify({ run, cells, totals, other, ...(interrupted ? { interrupted } : {}) }, null, 2)}\n`;
+  return `${JSON.stringify(ResultsFileSchema.parse(report), null, 2)}\n`;
 }
 
 /** Render and write junit_01.xml, summary.md, matrix.html and results.json into `dir`. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { FaultImpact } from '../../lab/faults/fault-definition.ts';
-import type { CellResult, Verdict } from '../engine/results.ts';
+import type { CellResult, Verdict } from '../../lab/contracts/results-file.ts';
 import { detect, failingCells } from './detection.ts';
 
 function cell(id: string, verdict: Verdict, actual?: string): CellResult {
@@ -23,21 +23,21 @@ function cell(id: string, verdict: Verdict, actual?: string): CellResult {
 
 describe('detection', () => {
   const impact: FaultImpact = {
-    mustFail: [{ cell: 'a/**' }],
-    mayFail: [{ cell: 'b/**' }, { cell: 'a/x/**' }],
+    mustFail: [{ kinds: ['pod-to-pod'] }],
+    mayFail: [{ kinds: ['pod-to-service'] }, { kinds: ['pod-to-pod'], via: 'dns' }],
     outcomes: ['timeout'],
   };
 
   it('judges every cell against must-fail, may-fail and pass', () => {
     const { cells, counts } = detect(impact, [
-      cell('a/x/1', 'fail', 'timeout'),
-      cell('a/y/2', 'fail', 'refused'),
-      cell('a/z/3', 'pass', 'ok'),
-      cell('b/1', 'fail', 'timeout'),
-      cell('b/2', 'pass', 'ok'),
-      cell('c/1', 'fail', 'wrong-source-ip'),
-      cell('c/2', 'pass', 'ok'),
-      cell('c/3', 'skipped'),
+      cell('pod-to-pod/linux-to-windows/cross-node/dns', 'fail', 'timeout'),
+      cell('pod-to-pod/linux-to-windows/cross-node/ip', 'fail', 'refused'),
+      cell('pod-to-pod/linux-to-linux/same-node/ip', 'pass', 'ok'),
+      cell('pod-to-service/linux-to-windows/cluster-ip', 'fail', 'timeout'),
+      cell('pod-to-service/linux-to-windows/dns', 'pass', 'ok'),
+      cell('dns/fqdn/linux/dns', 'fail', 'wrong-source-ip'),
+      cell('dns/short-name/linux/dns', 'pass', 'ok'),
+      cell('outbound-nat/linux/lin1/ip', 'skipped'),
     ]);
     expect(cells.map((c) => c.status)).to.deep.equal([
       'detected',
@@ -61,9 +61,10 @@ describe('detection', () => {
   });
 
   it('must-fail wins over may-fail; any failure counts without named outcomes', () => {
-    const { cells } = detect({ mustFail: [{ cell: 'a/**' }], mayFail: [{ cell: 'a/**' }] }, [
-      cell('a/1', 'infra-error'),
-    ]);
+    const { cells } = detect(
+      { mustFail: [{ kinds: ['pod-to-pod'] }], mayFail: [{ kinds: ['pod-to-pod'] }] },
+      [cell('pod-to-pod/linux-to-linux/same-node/ip', 'infra-error')],
+    );
     expect(cells[0]).to.include({ expectation: 'must-fail', status: 'detected' });
   });
 

@@ -1,7 +1,7 @@
 /** Compares the cells that failed while a fault was applied with the cells its catalogue entry names. */
 import { matchesCell, type CellRef } from '../../lab/faults/cell-selector.ts';
 import type { FaultImpact } from '../../lab/faults/fault-definition.ts';
-import type { CellResult, Verdict } from '../engine/results.ts';
+import type { CellResult, Verdict } from '../../lab/contracts/results-file.ts';
 
 /** What the catalogue says about one cell under one fault. */
 export type Expectation = 'must-fail' | 'may-fail' | 'pass';

@@ -9,7 +9,7 @@ import { ExecaRunner } from '../../lab/exec/execa-runner.ts';
 import { openFaultSession } from '../../lab/faults/open-fault-session.ts';
 import { fileLogger } from '../../lab/log/logger.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
-import { DEFAULT_PROBE_TIMEOUT_MS } from '../engine/cell-runner.ts';
+import { DEFAULT_PROBE_TIMEOUT_MS } from '../engine/suite-settings.ts';
 import { resultsDir } from '../report/write-report.ts';
 import { runSelftest } from './selftest-runner.ts';
 import { writeSelftest } from './selftest-report.ts';

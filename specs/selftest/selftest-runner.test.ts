@@ -12,7 +12,7 @@ import { resolveTargets } from '../../lab/faults/fault-targets.ts';
 import { silentLogger } from '../../lab/log/logger.ts';
 import { fixturePlan } from '../../lab/testing/fixture-plan.ts';
 import { NetnsNodeShell } from '../../lab/remote/netns-node-shell.ts';
-import type { CellResult } from '../engine/results.ts';
+import type { CellResult } from '../../lab/contracts/results-file.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
 import { MATRIX } from '../matrix/rows.ts';
 import { expectationOf } from './detection.ts';

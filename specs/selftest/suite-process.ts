@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CommandRunner } from '../../lab/exec/command-runner.ts';
-import type { CellResult, RunInfo } from '../engine/results.ts';
-import type { OtherResult, Totals } from '../report/report-model.ts';
+import type { CellResult, RunInfo } from '../../lab/contracts/results-file.ts';
+import type { OtherResult, Totals } from '../../lab/contracts/results-file.ts';
 import { RESULT_FILES } from '../report/write-report.ts';
 
 /** The repository root, where `.mocharc.suite.json` lives. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { windowsCniConfig } from '../../cni/windows-cni-config.ts';
 import { clusterZone, podDnsConfig, renderResolvConf } from '../dataplane/cluster-dns.ts';
-import { initialState } from './cluster-bootstrap.ts';
+import { initialState } from '../cluster-bootstrap.ts';
 import {
   allocateClusterIp,
   allocateNodePort,

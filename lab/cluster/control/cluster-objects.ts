@@ -1,6 +1,6 @@
 /** Validation, deterministic address allocation and endpoint selection for the emulated cluster. */
 import { ProviderError } from '../../errors.ts';
-import { nthAddress, parseCidr, size, type Cidr } from '../../plan/ipv4.ts';
+import { nthAddress, parseCidr, size, type Cidr } from '../../net/ipv4.ts';
 import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
 import type {
   ClusterState,

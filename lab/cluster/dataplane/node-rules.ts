@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { OutboundNat } from '../../cni/windows-cni-config.ts';
 import { ProviderError } from '../../errors.ts';
-import { isIpv4, parseCidr } from '../../plan/ipv4.ts';
+import { isIpv4, parseCidr } from '../../net/ipv4.ts';
 import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
 import type { NodeShell } from '../../remote/node-shell.ts';
 import { kubeProxyLines, type ServiceEndpoints, type TableLines } from './kube-proxy-rules.ts';

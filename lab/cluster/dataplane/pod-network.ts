@@ -2,7 +2,7 @@
  * What flannel programs on a node so pods reach pods on other nodes: host-gw routes, or a
  * VXLAN device (VNI/port from the plan) with the FDB, neighbour and onlink route entries.
  */
-import { nthAddress, parseCidr } from '../../plan/ipv4.ts';
+import { nthAddress, parseCidr } from '../../net/ipv4.ts';
 import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
 import { NODE_NIC, POD_BRIDGE, vxlanDevice } from './names.ts';
 

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { fixturePlan } from '../../testing/fixture-plan.ts';
-import { VM_PATHS } from '../runtime/shell-pod-runtime.ts';
-import { externalRoute, nicWithMac, nodeProgramFiles, vmNodeScript } from './vm-node-setup.ts';
+import { externalRoute, nicWithMac, vmNodeScript } from './vm-node-setup.ts';
 
 const IP_LINK = [
   '1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00',
@@ -39,13 +38,5 @@ describe('emulated node setup on a VM', function () {
       external: { cidr: '198.51.100.0/24', address: '203.0.113.7', managed: false },
     };
     expect(externalRoute(real)).to.equal('203.0.113.7/32');
-  });
-
-  it('ships the pod helper executable and every workload program', function () {
-    const files = nodeProgramFiles();
-    expect(files[VM_PATHS.helper]!.mode).to.equal(0o755);
-    expect(files[VM_PATHS.helper]!.text).to.match(/^#!\/bin\/sh/);
-    for (const f of ['args.mjs', 'netexec.mjs', 'dns-server.mjs', 'probe.mjs'])
-      expect(files[`${VM_PATHS.workloads.dir}/${f}`]?.text).to.have.length.greaterThan(100);
   });
 });

@@ -1,47 +1,13 @@
 /**
- * Turns a Linux VM into a node of the emulated dataplane, only through its NodeShell: the pod
- * programs and helper, then the same wiring a netns node gets (cni0, flannel vxlan/host-gw) on
- * the VM's lab NIC. The VM keeps its management NIC and default route for Vagrant.
+ * Turns a Linux VM into a node of the emulated dataplane, only through its NodeShell: the same
+ * wiring a netns node gets (cni0, flannel vxlan/host-gw) on the VM's lab NIC. The VM keeps its
+ * management NIC and default route for Vagrant.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ProviderError } from '../../errors.ts';
 import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
 import type { NodeShell } from '../../remote/node-shell.ts';
 import { podBridgeScript, podNetworkScript, prefixLength, vxlanFdbScript } from './pod-network.ts';
-import { VM_PATHS } from '../runtime/shell-pod-runtime.ts';
 import { nodeSysctls } from './topology.ts';
-import { WORKLOAD_FILES, workloadPath } from '../runtime/workload-programs.ts';
-
-const POD_HELPER = fileURLToPath(new URL('../runtime/pod-helper.sh', import.meta.url));
-
-/** Node one-liner that writes {path: {text, mode}} from stdin, each file atomically. */
-const WRITE_FILES =
-  "const fs=require('fs'),p=require('path');" +
-  "for(const [f,{text,mode}] of Object.entries(JSON.parse(fs.readFileSync(0,'utf8')))){" +
-  "fs.mkdirSync(p.dirname(f),{recursive:true});fs.writeFileSync(f+'.tmp',text,{mode});fs.renameSync(f+'.tmp',f)}";
-
-/** The files a VM node needs, keyed by their path on the node. */
-export function nodeProgramFiles(): Record<string, { text: string; mode: number }> {
-  const files: Record<string, { text: string; mode: number }> = {
-    [VM_PATHS.helper]: { text: readFileSync(POD_HELPER, 'utf8'), mode: 0o755 },
-  };
-  for (const file of WORKLOAD_FILES) {
-    files[join(VM_PATHS.workloads.dir, file)] = {
-      text: readFileSync(workloadPath(file), 'utf8'),
-      mode: 0o644,
-    };
-  }
-  return files;
-}
-
-/** Copies the pod helper and workload programs in one call (the VM's own node writes them). */
-export async function installNodePrograms(shell: NodeShell): Promise<void> {
-  await shell.exec([VM_PATHS.workloads.node, '-e', WRITE_FILES], {
-    input: JSON.stringify(nodeProgramFiles()),
-  });
-}
 
 /** The interface carrying `mac` in `ip -o link` output. */
 export function nicWithMac(ipLink: string, mac: string): string | undefined {
@@ -68,13 +34,12 @@ export function vmNodeScript(plan: LabPlan, node: PlannedNode, nic: string): str
   ];
 }
 
-/** Installs the programs and wires the node, as buildNode does for a netns node. */
+/** Wires the node as buildNode does a netns node (its pod programs are installed first: installNodePrograms). */
 export async function buildVmNode(
   shell: NodeShell,
   plan: LabPlan,
   node: PlannedNode,
 ): Promise<void> {
-  await installNodePrograms(shell);
   await shell.exec(['modprobe', '-a', 'br_netfilter', 'vxlan']);
   const links = await shell.exec(['ip', '-o', 'link']);
   const nic = nicWithMac(links.stdout, node.mac);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ProviderError } from '../../errors.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
+import { LAB_LABEL } from '../../contracts/kubernetes-names.ts';
 import type { NodeShell } from '../../remote/node-shell.ts';
 import type {
   LabProvider,
@@ -32,14 +33,12 @@ export const listNodesWithClient: NodeLister = async (path) => {
   });
 };
 
-/** The suite's per-run namespaces on a cluster (label `hybrid-lab/lab`); a fake in unit tests. */
+/** The suite's per-run namespaces on a cluster (label LAB_LABEL); a fake in unit tests. */
 export interface RunNamespaces {
   /** Every namespace carrying the label, with its value (the lab name). */
   list(kubeconfigPath: string): Promise<{ name: string; lab: string }[]>;
   remove(kubeconfigPath: string, name: string): Promise<void>;
 }
-
-const LAB_LABEL = 'hybrid-lab/lab';
 
 /** The core API of the kubeconfig's cluster; the client is loaded on use (it costs over a second). */
 async function coreApi(path: string) {

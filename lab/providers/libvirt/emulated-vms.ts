@@ -9,13 +9,14 @@ import type { Logger } from '../../log/logger.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
 import type { PreflightProblem } from '../../errors.ts';
 import type { NodeShell } from '../../remote/node-shell.ts';
-import { bootstrapCluster, startExternalEcho } from '../../cluster/control/cluster-bootstrap.ts';
+import { bootstrapCluster, startExternalEcho } from '../../cluster/cluster-bootstrap.ts';
 import type { ClusterHosts } from '../../cluster/cluster-hosts.ts';
 import { settleAll } from '../../wait/poll.ts';
 import { EmulatedCluster } from '../../cluster/emulated-cluster.ts';
 import { NetnsPodRuntime } from '../../cluster/runtime/pod-runtime.ts';
 import { ShellPodRuntime } from '../../cluster/runtime/shell-pod-runtime.ts';
 import { buildVmNode } from '../../cluster/dataplane/vm-node-setup.ts';
+import { installNodePrograms } from '../../cluster/runtime/vm-programs.ts';
 import { LAB_ID_ENV } from './libvirt-names.ts';
 
 /** `.lab/<name>/emulated/`: the emulated cluster's state (cluster.json, cni/). */
@@ -64,7 +65,13 @@ export function vmCluster(
 /** Wires every VM, starts the external echo here, then the cluster's own objects. */
 export async function installEmulatedCluster(cluster: EmulatedCluster): Promise<void> {
   const { plan, hosts } = cluster;
-  await settleAll(plan.nodes.map((node) => buildVmNode(hosts.shell(node.name), plan, node)));
+  await settleAll(
+    plan.nodes.map(async (node) => {
+      const shell = hosts.shell(node.name);
+      await installNodePrograms(shell);
+      await buildVmNode(shell, plan, node);
+    }),
+  );
   const echo = await startExternalEcho(hosts.outside, plan, cluster.dir);
   await bootstrapCluster(cluster, echo);
 }

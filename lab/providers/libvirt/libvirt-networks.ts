@@ -12,7 +12,7 @@ import {
   parseCidr,
   size,
   type Cidr,
-} from '../../plan/ipv4.ts';
+} from '../../net/ipv4.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
 import { labNetworkName } from './libvirt-names.ts';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatCidr, parseCidr } from '../../plan/ipv4.ts';
+import { formatCidr, parseCidr } from '../../net/ipv4.ts';
 import { labNicNetworkd } from './lab-nic.ts';
 import { libvirtPlan } from '../../testing/libvirt-plans.ts';
 import { domainName, labIdOf, labNetworkName, managementNetworkName } from './libvirt-names.ts';

@@ -1,6 +1,6 @@
 /** virsh on one hypervisor URI, through the command runner, and the vagrant/bin wrappers. */
 import type { CommandRunner, RunOptions, RunResult } from '../../exec/command-runner.ts';
-import { parseCidr, type Cidr } from '../../plan/ipv4.ts';
+import { parseCidr, type Cidr } from '../../net/ipv4.ts';
 import { binScript } from './repo-paths.ts';
 
 /** One resource a lab owns on a URI, as hl-lab-resources.sh prints it. */

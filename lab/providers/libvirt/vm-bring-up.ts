@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProviderError } from '../../errors.ts';
-import { formatCidr, overlaps, parseCidr, type Cidr } from '../../plan/ipv4.ts';
+import { formatCidr, overlaps, parseCidr, type Cidr } from '../../net/ipv4.ts';
 import type { LabPlan, PlannedHypervisor } from '../../plan/lab-plan.ts';
 import { serializePlan } from '../../plan/plan-lab.ts';
 import type { ProviderContext } from '../lab-provider.ts';

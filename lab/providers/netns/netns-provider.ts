@@ -8,7 +8,7 @@ import { ProviderError } from '../../errors.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
 import type { LabProvider, ProviderContext, ProviderFactory } from '../lab-provider.ts';
 import type { PreflightProblem } from '../../errors.ts';
-import { bootstrapCluster, startExternalEcho } from '../../cluster/control/cluster-bootstrap.ts';
+import { bootstrapCluster, startExternalEcho } from '../../cluster/cluster-bootstrap.ts';
 import type { ExternalEcho } from '../../cluster/control/cluster-state.ts';
 import { settleAll } from '../../wait/poll.ts';
 import {

@@ -1,10 +1,10 @@
 // Unit level only: outputs below are the shapes curl and agnhost print; no real cluster exists here.
 import { expect } from 'chai';
 import { V1Status } from '@kubernetes/client-node';
-import type { ProbeRequest } from '../lab-driver.ts';
+import type { ProbeRequest } from '../../model/lab-driver.ts';
 import { probeCommand, replyFromExec } from './agnhost-probe.ts';
 import type { ExecResult } from './exec-in-pod.ts';
-import { exitStatus, recorded } from './recorded-objects.ts';
+import { exitStatus, recorded } from '../../testing/kube-recorded-objects.ts';
 
 const ran = (exitCode: number, stdout: string, stderr = ''): ExecResult => ({
   exitCode,

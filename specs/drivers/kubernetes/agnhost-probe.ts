@@ -19,8 +19,8 @@
  *   resolvers, dig ignores the search list, and Kubernetes' Windows DNS e2e test uses curl because
  *   nslookup there does not honour ndots.
  */
-import type { ProbeReply, ProbeRequest } from '../lab-driver.ts';
-import type { Os } from '../../matrix/rows.ts';
+import type { ProbeReply, ProbeRequest } from '../../model/lab-driver.ts';
+import type { Os } from '../../../lab/contracts/cells.ts';
 import type { ExecResult } from './exec-in-pod.ts';
 
 const STATUS_MARK = '--hybrid-lab-status:';

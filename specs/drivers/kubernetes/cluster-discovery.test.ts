@@ -1,9 +1,14 @@
 // Unit level only: the node list is recorded (recorded-objects.ts); no real cluster exists here.
 import { expect } from 'chai';
 import { discoverCluster, notReadyReason } from './cluster-discovery.ts';
-import { FakeCore } from './fake-core.ts';
-import { InfrastructureError } from '../infrastructure-error.ts';
-import { fakeVersion, NODES, readyCondition, recordedNode } from './recorded-objects.ts';
+import { FakeCore } from '../../testing/kube-fake-core.ts';
+import { InfrastructureError } from '../../model/infrastructure-error.ts';
+import {
+  fakeVersion,
+  NODES,
+  readyCondition,
+  recordedNode,
+} from '../../testing/kube-recorded-objects.ts';
 
 describe('cluster discovery (recorded node list)', () => {
   it('takes os from kubernetes.io/os, role from the control-plane label, ip from InternalIP', async () => {

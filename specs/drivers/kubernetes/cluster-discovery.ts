@@ -1,7 +1,7 @@
 /** What the driver learns from the API server before anything is deployed. */
 import type { V1Node } from '@kubernetes/client-node';
-import type { SuiteNode } from '../lab-driver.ts';
-import { InfrastructureError } from '../infrastructure-error.ts';
+import type { SuiteNode } from '../../model/lab-driver.ts';
+import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import type { CoreClient, VersionClient } from './kube-clients.ts';
 
 export const OS_LABEL = 'kubernetes.io/os';

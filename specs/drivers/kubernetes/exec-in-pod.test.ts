@@ -2,8 +2,8 @@
 import { expect } from 'chai';
 import { ExecError, execInPod, exitCodeOf } from './exec-in-pod.ts';
 import { V1Status } from '@kubernetes/client-node';
-import { FakeExec } from './fake-exec.ts';
-import { exitStatus, recorded } from './recorded-objects.ts';
+import { FakeExec } from '../../testing/kube-fake-exec.ts';
+import { exitStatus, recorded } from '../../testing/kube-recorded-objects.ts';
 
 const target = { namespace: 'hybrid-lab-r1', pod: 'netexec-lin1-a', container: 'netexec' };
 

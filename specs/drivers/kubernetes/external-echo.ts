@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { isIPv6 } from 'node:net';
 import { hostname } from 'node:os';
 import type { CommandRunner } from '../../../lab/exec/command-runner.ts';
-import { InfrastructureError } from '../infrastructure-error.ts';
+import { InfrastructureError } from '../../model/infrastructure-error.ts';
 
 export const DEFAULT_ECHO_PORT = 8099;
 

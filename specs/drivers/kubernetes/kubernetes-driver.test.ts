@@ -1,9 +1,9 @@
 // Unit level only: the API server and kubelet are recorded fakes (fake-core.ts); no real cluster
 // exists on this machine. The only sockets opened are the external echo's, on 127.0.0.1.
 import { expect } from 'chai';
-import { podNames } from '../../matrix/cell-plan.ts';
-import { driverFixture } from './driver-fixture.ts';
-import { InfrastructureError } from '../infrastructure-error.ts';
+import { podNames } from '../../model/workload-names.ts';
+import { driverFixture } from '../../testing/kube-driver-fixture.ts';
+import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import { KubernetesDriver } from './kubernetes-driver.ts';
 import {
   containerCreating,
@@ -13,7 +13,7 @@ import {
   recordedNode,
   runningStatus,
   warningEvent,
-} from './recorded-objects.ts';
+} from '../../testing/kube-recorded-objects.ts';
 
 describe('KubernetesDriver (unit; recorded fake of the API, no cluster)', () => {
   it('discovers nodes (os, role, InternalIP), the server version and OS builds', async () => {

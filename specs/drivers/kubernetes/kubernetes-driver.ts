@@ -2,10 +2,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { CommandRunner } from '../../../lab/exec/command-runner.ts';
 import { ExecaRunner } from '../../../lab/exec/execa-runner.ts';
+import { runNamespace } from '../../../lab/contracts/kubernetes-names.ts';
 import { LabError } from '../../../lab/errors.ts';
 import { silentLogger, type Logger } from '../../../lab/log/logger.ts';
-import type { RunInfo } from '../../engine/results.ts';
-import type { Os } from '../../matrix/rows.ts';
+import type { RunInfo } from '../../../lab/contracts/results-file.ts';
+import type { Os } from '../../../lab/contracts/cells.ts';
 import type {
   DeployedPod,
   LabDriver,
@@ -13,11 +14,11 @@ import type {
   ProbeRequest,
   SuiteNode,
   Workloads,
-} from '../lab-driver.ts';
+} from '../../model/lab-driver.ts';
 import { probeCommand, replyFromExec } from './agnhost-probe.ts';
 import { discoverCluster, notReadyReason, type ClusterFacts } from './cluster-discovery.ts';
 import { ExecError, execInPod } from './exec-in-pod.ts';
-import { InfrastructureError } from '../infrastructure-error.ts';
+import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import { apiErrorText, loadKubeConfig, makeClients, type KubeClients } from './kube-clients.ts';
 import { probeFromHost } from './outside-probe.ts';
 import { SuiteDeployment } from './suite-deployment.ts';
@@ -150,7 +151,7 @@ export class KubernetesDriver implements LabDriver {
     const options = this.#options;
     // Held before start() so cleanup() removes whatever a failed start left behind.
     this.#deployment = new SuiteDeployment(this.#clients.core, {
-      namespace: `hybrid-lab-${runId}`,
+      namespace: runNamespace(runId),
       runId,
       lab: this.#facts.lab,
       image: agnhostImage(this.#env),

@@ -2,7 +2,7 @@
 import { lookup } from 'node:dns/promises';
 import { get as httpGet } from 'node:http';
 import { connect } from 'node:net';
-import type { ProbeReply, ProbeRequest } from '../lab-driver.ts';
+import type { ProbeReply, ProbeRequest } from '../../model/lab-driver.ts';
 
 const MAX_BODY_CHARS = 4096;
 

@@ -1,10 +1,10 @@
 // Unit level only: Exec is a recorded fake (fake-exec.ts); no real cluster exists on this machine.
 import { expect } from 'chai';
-import { podNames } from '../../matrix/cell-plan.ts';
-import { driverFixture } from './driver-fixture.ts';
-import type { ExecScript } from './fake-exec.ts';
+import { podNames } from '../../model/workload-names.ts';
+import { driverFixture } from '../../testing/kube-driver-fixture.ts';
+import type { ExecScript } from '../../testing/kube-fake-exec.ts';
 import { KubernetesDriver } from './kubernetes-driver.ts';
-import { exitStatus } from './recorded-objects.ts';
+import { exitStatus } from '../../testing/kube-recorded-objects.ts';
 
 describe('KubernetesDriver.probeFromPod (through a fake Exec)', () => {
   it('probes from a pod through Exec: the pod OS picks the command, the status frame the result', async () => {

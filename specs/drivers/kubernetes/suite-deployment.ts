@@ -2,11 +2,11 @@
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import type { CommandRunner } from '../../../lab/exec/command-runner.ts';
 import type { Logger } from '../../../lab/log/logger.ts';
-import { HEADLESS_SERVICE, serviceName } from '../../matrix/cell-plan.ts';
-import type { Os } from '../../matrix/rows.ts';
-import type { DeployedPod, DeployedService, Workloads } from '../lab-driver.ts';
+import { HEADLESS_SERVICE, serviceName } from '../../model/workload-names.ts';
+import type { Os } from '../../../lab/contracts/cells.ts';
+import type { DeployedPod, DeployedService, Workloads } from '../../model/lab-driver.ts';
 import { echoEndpoint, ExternalEcho } from './external-echo.ts';
-import { InfrastructureError } from '../infrastructure-error.ts';
+import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import { apiErrorText, apiStatusCode, isNotFound, type CoreClient } from './kube-clients.ts';
 import { forNamespaceGone, forPodsReady } from './pod-waits.ts';
 import { podHostname, renderSuiteManifests, type PodToRender } from './suite-manifests.ts';

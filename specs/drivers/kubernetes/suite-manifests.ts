@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Namespace, V1Pod, V1Service } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import { LAB_LABEL, RUN_LABEL, SLOT_LABEL } from '../../../lab/contracts/kubernetes-names.ts';
 import { LabError } from '../../../lab/errors.ts';
-import type { Os } from '../../matrix/rows.ts';
-import { SERVICE_SLOT, slotOf } from '../../matrix/cell-plan.ts';
+import type { Os } from '../../../lab/contracts/cells.ts';
+import { SERVICE_SLOT, slotOf } from '../../model/workload-names.ts';
 
 export const MANIFEST_DIR = fileURLToPath(new URL('../../../manifests/suite/', import.meta.url));
 export const DEFAULT_IMAGE_REPO = 'registry.k8s.io/e2e-test-images';
@@ -50,7 +51,7 @@ export function podHostname(podName: string): string {
   return podName.replace(/\./g, '-').slice(0, 63).replace(/-+$/, '');
 }
 
-/** Renders one template; `${var}` in any string value is replaced, unknown names are an error. */
+/** Renders one template; `${var}` in any string value or key is replaced, unknown names are an error. */
 export function renderTemplate(file: string, vars: Readonly<Record<string, string>>): unknown {
   const substitute = (value: unknown): unknown => {
     if (typeof value === 'string') {
@@ -62,7 +63,9 @@ export function renderTemplate(file: string, vars: Readonly<Record<string, strin
     }
     if (Array.isArray(value)) return value.map(substitute);
     if (value !== null && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v)]));
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [substitute(k) as string, substitute(v)]),
+      );
     }
     return value;
   };
@@ -71,7 +74,13 @@ export function renderTemplate(file: string, vars: Readonly<Record<string, strin
 
 /** Every object deploy() creates, rendered from the templates in `dir`. */
 export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): SuiteManifests {
-  const common = { runId: input.runId, lab: input.lab };
+  const common = {
+    runId: input.runId,
+    lab: input.lab,
+    labLabel: LAB_LABEL,
+    runLabel: RUN_LABEL,
+    slotLabel: SLOT_LABEL,
+  };
   const at = (name: string) => join(dir, name);
   return {
     namespace: renderTemplate(at('namespace.yaml'), {

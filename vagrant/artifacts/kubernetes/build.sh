@@ -88,21 +88,30 @@ if [ "$cold" = true ]; then
 fi
 mkdir -p "$KEEP"
 
+# Unmounts whatever is mounted below the work folder (debootstrap's proc and sys in the root
+# when it died half-way), then removes the folder without ever crossing into a mount.
+remove_work() {
+  local m
+  awk -v w="$WORK/" 'index($2, w) == 1 {print $2}' /proc/mounts | sort -r | while read -r m; do
+    umount -l "$m" 2>/dev/null || true
+  done
+  rm -rf --one-file-system "$WORK"
+}
+
 deb_pid=''
 cleanup() {
-  local rc=$? m
+  local rc=$?
   if [ -n "$deb_pid" ]; then kill "$deb_pid" 2>/dev/null || true; wait "$deb_pid" 2>/dev/null || true; fi
   if [ -d "$WORK" ]; then
-    # debootstrap's proc and sys mounts, if it died half-way.
-    awk -v w="$WORK/" 'index($2, w) == 1 {print $2}' /proc/mounts | sort -r | while read -r m; do
-      umount -l "$m" 2>/dev/null || true
-    done
-    if [ "$rc" -ne 0 ]; then log "failed; the log of each phase is in $WORK/logs"; fi
-    [ "$rc" -eq 0 ] && rm -rf "$WORK"
+    if [ "$rc" -ne 0 ]; then log "failed; the log of each phase is in $WORK/logs"; else remove_work; fi
   fi
   exit "$rc"
 }
 trap cleanup EXIT
+# Killed: exit non-zero, so cleanup keeps the logs (bash would run the EXIT trap with $? = 0).
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 declare -a TIMINGS=()
 phase_started=0 phase_name=''
@@ -139,8 +148,13 @@ install_build_packages() {
   done
   if [ "${#missing[@]}" -gt 0 ]; then
     log "installing ${missing[*]}"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >"$WORK/logs/apt-install.log" 2>&1 ||
-      { tail -20 "$WORK/logs/apt-install.log" >&2; die "apt-get install ${missing[*]} failed"; }
+    # The machine's own apt configuration; its package lists are refreshed only when needed.
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >"$WORK/logs/apt-install.log" 2>&1; then
+      log "apt-get install failed; apt-get update and again"
+      { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
+        >>"$WORK/logs/apt-install.log" 2>&1 ||
+        { tail -20 "$WORK/logs/apt-install.log" >&2; die "apt-get install ${missing[*]} failed"; }
+    fi
   fi
   [ -x "$GO_BIN/go" ] || die "$GO_BIN/go is missing (golang-1.19-go)"
   [ -f "$REFLECT2_DEB/reflect2.go" ] || die "$REFLECT2_DEB is missing (golang-github-modern-go-reflect2-dev)"
@@ -453,7 +467,7 @@ write_recipe() {
 
 started=$(date +%s)
 log "recipe $recipe_hash -> $dest (mirror $MIRROR)"
-rm -rf "$WORK"
+remove_work
 mkdir -p "$WORK/logs" "$OUT"
 phase packages
 install_build_packages

@@ -251,15 +251,8 @@ func dispatch(opts options, command string, args []string) error {
 			if err != nil {
 				return err
 			}
-			info := map[string]interface{}{"status": status.Status}
-			for k, v := range status.Info {
-				var decoded interface{}
-				if json.Unmarshal([]byte(v), &decoded) == nil {
-					info[k] = decoded
-				} else {
-					info[k] = v
-				}
-			}
+			info := decodeInfo(status.Info)
+			info["status"] = status.Status
 			return printJSON(info)
 		case "version":
 			v, err := client.Version(ctx, &pb.VersionRequest{Version: "v1alpha2"})
@@ -320,7 +313,7 @@ func dispatch(opts options, command string, args []string) error {
 				if status.Image == nil {
 					return fmt.Errorf("no such image %q present", ref)
 				}
-				if err := printJSON(map[string]interface{}{"status": status.Image, "info": status.Info}); err != nil {
+				if err := printJSON(map[string]interface{}{"status": status.Image, "info": decodeInfo(status.Info)}); err != nil {
 					return err
 				}
 			}
@@ -342,6 +335,20 @@ func dispatch(opts options, command string, args []string) error {
 	}
 	usage()
 	return fmt.Errorf("unknown command (this is %s)", about)
+}
+
+// decodeInfo turns the runtime's verbose info (JSON documents as strings) into objects.
+func decodeInfo(in map[string]string) map[string]interface{} {
+	out := map[string]interface{}{}
+	for k, v := range in {
+		var decoded interface{}
+		if json.Unmarshal([]byte(v), &decoded) == nil {
+			out[k] = decoded
+		} else {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func shortID(id string) string {

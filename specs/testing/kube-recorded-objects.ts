@@ -4,7 +4,7 @@
  * Unit level only — no real cluster exists on this machine.
  */
 import { CoreV1Event, V1Node, V1PodStatus, V1Status, VersionInfo } from '@kubernetes/client-node';
-import type { VersionClient } from './kube-clients.ts';
+import type { VersionClient } from '../drivers/kubernetes/kube-clients.ts';
 
 /** Recorded JSON as an instance of the client's model class (nested objects stay plain, as the driver only reads fields). */
 export function recorded<T extends object>(model: new () => T, json: object): T {

@@ -1,45 +1,31 @@
-/** The reporter's view of a finished (or interrupted) run, shared by every writer. */
-import type { CellResult, RunInfo, Verdict } from '../engine/results.ts';
+/** A run's report as every writer sees it: the results.json contract plus what the suite derives from it. */
+import { LAB_READY_CELL_ID } from '../../lab/contracts/cells.ts';
+import type {
+  CellMeta,
+  CellResult,
+  OtherResult,
+  ResultsFile,
+  RunInfo,
+  Totals,
+  Verdict,
+} from '../../lab/contracts/results-file.ts';
 
-/** A mocha test or hook without cell metadata: still reported, outside the matrix. */
-export interface OtherResult {
-  /** JUnit classname: the parent suite's full title, or `infrastructure` for hooks. */
-  classname: string;
-  title: string;
-  state: 'passed' | 'failed' | 'pending' | 'hook-failed' | 'not-run';
-  /** Error message, or the reason it did not run. */
-  message?: string;
-  /** Error name (AssertionError, TypeError). */
-  errorType?: string;
-  stack?: string;
-  durationMs: number;
-}
+/** A finished (or interrupted) run: exactly what results.json holds. */
+export type Report = ResultsFile;
 
-/** Cell counts by verdict; `notRun` is the part of `skipped` that an interruption or hook cut off. */
-export interface Totals {
-  cells: number;
-  passed: number;
-  failed: number;
-  expectedFailures: number;
-  unexpectedPasses: number;
-  skipped: number;
-  infraErrors: number;
-  notRun: number;
-  /** Plain mocha tests and failed hooks outside the matrix. */
-  otherTests: number;
-  otherFailures: number;
-}
+/** The one testcase a run gets when the lab cannot be opened (never a wall of network failures). */
+export const LAB_READY_CELL: CellMeta = {
+  row: 'infrastructure',
+  cell: LAB_READY_CELL_ID,
+  title: 'infrastructure lab ready',
+  source: { os: 'linux', node: '-', label: 'lab' },
+  target: { os: 'linux', node: '-', label: 'lab' },
+  via: '',
+  placement: '',
+  expected: 'ok',
+};
 
-export interface Report {
-  run: RunInfo;
-  cells: CellResult[];
-  other: OtherResult[];
-  totals: Totals;
-  /** The signal that cut the run short, when one did. */
-  interrupted?: string;
-}
-
-/** Detail prefix the collector gives cells that never ran; totals count them as not run. */
+/** Detail prefix of cells that never ran; totals count them as not run. */
 export const NOT_RUN_PREFIX = 'not run: ';
 
 /** Count cells by verdict and tally the other tests. */

@@ -2,13 +2,13 @@
  * The cluster DNS pod's server process, stopped and started again by fault injection. Goes
  * through the pod runtime of the DNS pod's node, so it works wherever that runtime runs.
  */
-import { ProviderError } from '../../errors.ts';
-import { pollFor } from '../../wait/poll.ts';
-import { dnsPod, zoneFileOn } from '../dataplane/cluster-sync.ts';
-import type { PodRecord } from '../control/cluster-state.ts';
-import type { EmulatedCluster } from '../emulated-cluster.ts';
-import type { PodRuntime } from './pod-runtime.ts';
-import { READY_LINE, dnsServerArgv } from './workload-programs.ts';
+import { ProviderError } from '../errors.ts';
+import { pollFor } from '../wait/poll.ts';
+import { dnsPod, zoneFileOn } from './cluster-sync.ts';
+import type { PodRecord } from './control/cluster-state.ts';
+import type { EmulatedCluster } from './emulated-cluster.ts';
+import type { PodRuntime } from './runtime/pod-runtime.ts';
+import { READY_LINE, dnsServerArgv } from './runtime/workload-programs.ts';
 
 const STOP_TIMEOUT_MS = 5000;
 

@@ -1,6 +1,6 @@
 /** What the suite needs from a lab, whatever provides it (netns namespaces or a real cluster). */
-import type { RunInfo } from '../engine/results.ts';
-import type { Os } from '../matrix/rows.ts';
+import type { RunInfo } from '../../lab/contracts/results-file.ts';
+import type { Os } from '../../lab/contracts/cells.ts';
 
 export interface SuiteNode {
   name: string;

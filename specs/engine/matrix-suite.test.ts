@@ -4,13 +4,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import type { CellResult, RunInfo } from '../engine/results.ts';
-import { xcount, xpath } from './fixtures/xpath.ts';
-import { validateJunit } from './junit-validator.ts';
-import type { Totals } from './report-model.ts';
+import { ResultsFileSchema, type ResultsFile } from '../../lab/contracts/results-file.ts';
+import { xcount, xpath } from '../testing/xpath.ts';
+import { validateJunit } from '../testing/junit-validator.ts';
 
 const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
-const REPORTER = './specs/report/hybrid-reporter.ts';
+const FIXTURE = 'specs/testing/matrix-fixture.ts';
 
 interface Child {
   code: number | null;
@@ -19,11 +18,12 @@ interface Child {
   stderr: string;
 }
 
-/** `npx mocha --import=tsx --reporter ./specs/report/hybrid-reporter.ts FIXTURE` in its own process group. */
+/** mocha on the fixture spec (the real engine over a scripted driver) in its own process group. */
 function runMocha(
-  fixture: string,
+  mode: string,
   resultsDir: string,
   onStdout?: (text: string, pid: number) => void,
+  extraArgs: string[] = [],
 ): Promise<Child> {
   // In one process, as `npm test` runs it: given a node flag, mocha re-spawns itself and its
   // wrapper turns one SIGINT into SIGINT + SIGTERM, so the run could report either signal.
@@ -34,13 +34,12 @@ function runMocha(
     '--no-config',
     '--no-package',
     '--no-color',
-    '--reporter',
-    REPORTER,
-    fixture,
+    FIXTURE,
+    ...extraArgs,
   ];
   const child = spawn(process.execPath, args, {
     cwd: REPO,
-    env: { ...process.env, RESULTS_DIR: resultsDir },
+    env: { ...process.env, RESULTS_DIR: resultsDir, FIXTURE_MODE: mode },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -59,73 +58,60 @@ function runMocha(
   });
 }
 
-interface ResultsJson {
-  run: RunInfo;
-  cells: CellResult[];
-  totals: Totals;
-  interrupted?: string;
+function readResults(dir: string): ResultsFile {
+  return ResultsFileSchema.parse(JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')));
 }
 
-function readResults(dir: string): ResultsJson {
-  return JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as ResultsJson;
-}
-
-describe('report: hybrid-reporter end to end (real mocha child process)', function () {
+describe('engine: the matrix suite end to end (real mocha child process, scripted driver)', function () {
   this.timeout(90_000);
 
   describe('a run with one cell of every verdict', function () {
     const dir = mkdtempSync(join(tmpdir(), 'hybrid-e2e-'));
     let child: Child;
     before(async function () {
-      child = await runMocha('specs/report/fixtures/cells-fixture.ts', dir);
+      child = await runMocha('verdicts', dir);
     });
 
     it("keeps mocha's spec output and exit code", function () {
-      expect(child.stdout).to.include('fixture matrix');
-      expect(child.stdout).to.match(/✔ pod-to-pod linux-to-windows cross-node ip/);
-      expect(child.stdout).to.match(/- outbound-nat windows win1 ip/);
-      expect(child.stdout).to.match(/2 passing[\s\S]*2 pending[\s\S]*4 failing/);
+      expect(child.stdout).to.include('hybrid matrix on fixture-lab (netns, EMULATED)');
+      expect(child.stdout).to.match(/✔ pod-to-pod linux-to-windows cross-node via ip/);
+      expect(child.stdout).to.match(/- outbound-nat windows win1 via ip/);
+      expect(child.stdout).to.match(/1 passing[\s\S]*2 pending[\s\S]*3 failing/);
       expect(child.stdout).to.include(`hybrid-lab results: ${join(dir, 'junit_01.xml')}`);
-      expect(child.code).to.equal(4);
+      expect(child.code).to.equal(3);
     });
 
-    it('writes junit_01.xml that validates against the XSD, one testcase per test', async function () {
+    it('writes junit_01.xml that validates against the XSD, one testcase per cell', async function () {
       const file = join(dir, 'junit_01.xml');
       expect(await validateJunit(file)).to.deep.equal({ valid: true, file });
-      expect(xcount(file, '//testcase')).to.equal(8);
+      expect(xcount(file, '//testcase')).to.equal(6);
       expect(xpath(file, '//testsuite/@name')).to.equal('hybrid-lab conformance (EMULATED)');
       expect(xpath(file, '//property[@name="lab"]/@value')).to.equal('fixture-lab');
       const tc = (name: string): string => `//testcase[@name="${name} [emulated]"]`;
       expect(
-        xpath(file, `${tc('pod-to-pod windows-to-linux cross-node ip')}/failure/@type`),
+        xpath(file, `${tc('pod-to-pod windows-to-linux cross-node via ip')}/failure/@type`),
       ).to.equal('wrong-source-ip');
-      expect(xpath(file, `${tc('outbound-nat windows win1 ip')}/skipped/@message`)).to.match(
+      expect(xpath(file, `${tc('outbound-nat windows win1 via ip')}/skipped/@message`)).to.match(
         /^expected failure: Windows outbound NAT/,
       );
       expect(
-        xpath(file, `${tc('pod-to-pod windows-to-windows same-node dns')}/skipped/@message`),
-      ).to.equal('needs two windows nodes');
-      expect(xpath(file, `${tc('dns short-name windows dns')}/failure/@type`)).to.equal(
+        xpath(file, `${tc('pod-to-pod windows-to-windows cross-node via dns')}/skipped/@message`),
+      ).to.equal('needs two windows nodes; the lab has 1 windows node');
+      expect(xpath(file, `${tc('dns short-name from windows via dns')}/failure/@type`)).to.equal(
         'unexpected-pass',
       );
-      expect(xpath(file, `${tc('infrastructure lab-ready')}/@classname`)).to.equal(
-        'infrastructure',
-      );
-      expect(xpath(file, `${tc('infrastructure lab-ready')}/error/@type`)).to.equal('infra-error');
-      expect(xpath(file, `${tc('pod-to-service linux-to-linux cluster-ip')}/failure`)).to.include(
-        'TypeError: probe crashed',
-      );
-      expect(xpath(file, '//testcase[@name="plain mocha test passes"]/@classname')).to.equal(
-        'fixture matrix plain',
-      );
+      expect(
+        xpath(file, `${tc('pod-to-service linux-to-linux via cluster-ip')}/failure`),
+      ).to.include('TypeError: probe crashed');
     });
 
-    it('writes results.json with the run info the engine published', function () {
+    it('writes results.json with the run info and one result per cell, in matrix order', function () {
       const results = readResults(dir);
       expect(results.run).to.include({
         runId: 'fixture-run-1',
         lab: 'fixture-lab',
         emulated: true,
+        profile: 'fixture',
       });
       expect(results.cells.map((c) => c.verdict)).to.deep.equal([
         'pass',
@@ -133,10 +119,9 @@ describe('report: hybrid-reporter end to end (real mocha child process)', functi
         'expected-failure',
         'skipped',
         'unexpected-pass',
-        'infra-error',
         'fail',
       ]);
-      expect(results.totals).to.include({ cells: 7, passed: 1, failed: 2, otherTests: 1 });
+      expect(results.totals).to.include({ cells: 6, passed: 1, failed: 2, otherTests: 0 });
     });
 
     it('writes summary.md and matrix.html, labelled emulated and escaped', function () {
@@ -150,29 +135,65 @@ describe('report: hybrid-reporter end to end (real mocha child process)', functi
     });
   });
 
+  it('a lab that cannot be opened is one infrastructure testcase, also when --grep filters it out', async function () {
+    for (const args of [[], ['--grep', 'pod-to-pod']]) {
+      const dir = mkdtempSync(join(tmpdir(), 'hybrid-open-'));
+      const child = await runMocha('open-fails', dir, undefined, args);
+      expect(child.code, args.join(' ')).to.equal(1);
+      expect(child.stderr).to.include('hybrid-lab: lab fixture-lab is down, not up');
+      const results = readResults(dir);
+      expect(results.cells.map((c) => [c.cell, c.verdict])).to.deep.equal([
+        ['infrastructure/lab-ready', 'infra-error'],
+      ]);
+      expect(results.cells[0]!.detail).to.include('hint: npm run lab:up');
+      expect(await validateJunit(join(dir, 'junit_01.xml'))).to.deep.include({ valid: true });
+    }
+  });
+
+  it('a run whose --grep selects no cell fails and says so', async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'hybrid-empty-'));
+    const child = await runMocha('verdicts', dir, undefined, ['--grep', 'no-such-cell']);
+    expect(child.code).to.equal(1);
+    expect(child.stderr).to.include(
+      'no matrix cell ran; a conformance run that tests nothing fails',
+    );
+    expect(readResults(dir).totals.cells).to.equal(0);
+  });
+
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    it(`writes what it knows when interrupted with ${sig}, marking the rest not run`, async function () {
+    it(`writes what it knows when interrupted with ${sig}: results, skips with their reasons, the rest not run`, async function () {
       const dir = mkdtempSync(join(tmpdir(), 'hybrid-sigint-'));
       let signalled = false;
-      const child = await runMocha('specs/report/fixtures/slow-fixture.ts', dir, (text, pid) => {
+      const child = await runMocha('slow', dir, (text, pid) => {
         if (signalled || !text.includes('FIXTURE-SLOW-CELL-STARTED')) return;
         signalled = true;
         // Like Ctrl-C in a terminal (or a CI runner's kill): the whole process group gets the signal.
         process.kill(-pid, sig);
       });
       expect(signalled, child.stdout + child.stderr).to.equal(true);
+      expect(child.signal).to.equal(sig);
       expect(child.stdout).to.include(`hybrid-lab interrupted by ${sig}; partial results`);
       for (const name of ['junit_01.xml', 'summary.md', 'matrix.html', 'results.json']) {
         expect(existsSync(join(dir, name)), name).to.equal(true);
       }
       const results = readResults(dir);
       expect(results.interrupted).to.equal(sig);
-      expect(results.cells.map((c) => [c.verdict, c.detail])).to.deep.equal([
-        ['pass', 'fine'],
-        ['skipped', `not run: run interrupted by ${sig} while it ran`],
-        ['skipped', `not run: run interrupted by ${sig}`],
-        ['skipped', `not run: run interrupted by ${sig}`],
+      expect(results.cells.map((c) => [c.cell, c.verdict, c.reason ?? ''])).to.deep.equal([
+        ['pod-to-pod/linux-to-windows/cross-node/ip', 'pass', ''],
+        [
+          'pod-to-pod/windows-to-linux/cross-node/ip',
+          'skipped',
+          `not run: run interrupted by ${sig} while it ran`,
+        ],
+        [
+          'pod-to-pod/windows-to-windows/cross-node/ip',
+          'skipped',
+          'needs two windows nodes; the lab has 1 windows node',
+        ],
+        ['outbound-nat/linux/cp1/ip', 'skipped', `not run: run interrupted by ${sig}`],
+        ['outbound-nat/linux/lin1/ip', 'skipped', `not run: run interrupted by ${sig}`],
       ]);
+      expect(results.totals.notRun).to.equal(3);
       const junit = join(dir, 'junit_01.xml');
       expect(await validateJunit(junit)).to.deep.include({ valid: true });
       expect(xpath(junit, '//property[@name="interrupted"]/@value')).to.equal(sig);

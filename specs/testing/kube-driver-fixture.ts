@@ -5,11 +5,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RecordingRunner } from '../../../lab/testing/recording-runner.ts';
-import { FakeCore } from './fake-core.ts';
-import { FakeExec, type ExecCall, type ExecScript } from './fake-exec.ts';
-import type { KubernetesDriverOptions, LabFacts } from './kubernetes-driver.ts';
-import { exitStatus, fakeVersion } from './recorded-objects.ts';
+import { RecordingRunner } from '../../lab/testing/recording-runner.ts';
+import { FakeCore } from './kube-fake-core.ts';
+import { FakeExec, type ExecCall, type ExecScript } from './kube-fake-exec.ts';
+import type { KubernetesDriverOptions, LabFacts } from '../drivers/kubernetes/kubernetes-driver.ts';
+import { exitStatus, fakeVersion } from './kube-recorded-objects.ts';
 
 const KUBECONFIG = `apiVersion: v1
 kind: Config

@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type { V1Status } from '@kubernetes/client-node';
-import type { ExecClient, ExecSocket } from './kube-clients.ts';
+import type { ExecClient, ExecSocket } from '../drivers/kubernetes/kube-clients.ts';
 
 export interface ExecScript {
   stdout?: string;

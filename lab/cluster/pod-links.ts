@@ -3,10 +3,10 @@
  * it the veth pair) only when its last reference goes, e.g. an orphaned socket still
  * retransmitting to a peer a fault cut off; a new pod with the same IP would collide with it.
  */
-import { podOffset } from '../control/cluster-objects.ts';
-import type { EmulatedCluster } from '../emulated-cluster.ts';
-import { podVeth } from '../dataplane/names.ts';
-import { pollFor } from '../../wait/poll.ts';
+import { podOffset } from './control/cluster-objects.ts';
+import type { EmulatedCluster } from './emulated-cluster.ts';
+import { podVeth } from './dataplane/names.ts';
+import { pollFor } from '../wait/poll.ts';
 
 const POLL_MS = 250;
 

@@ -7,7 +7,7 @@ import { LabError } from '../../lab/errors.ts';
 import { silentLogger } from '../../lab/log/logger.ts';
 
 /** The schema kept next to this file. */
-export const JUNIT_XSD = fileURLToPath(new URL('./junit.xsd', import.meta.url));
+export const JUNIT_XSD = fileURLToPath(new URL('../report/junit.xsd', import.meta.url));
 
 export type JunitValidation =
   | { valid: true; file: string }

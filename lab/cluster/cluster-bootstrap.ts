@@ -1,16 +1,16 @@
 /** What a fresh emulated cluster holds before any user object: the kubernetes and kube-dns Services and the DNS pod. */
 import { join } from 'node:path';
-import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
-import type { OutsideHost } from '../cluster-hosts.ts';
-import type { ClusterState, ExternalEcho, PodSpec } from './cluster-state.ts';
-import type { EmulatedCluster } from '../emulated-cluster.ts';
-import { writeGeneratedWindowsCni } from '../dataplane/windows-cni-files.ts';
+import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
+import type { OutsideHost } from './cluster-hosts.ts';
+import type { ClusterState, ExternalEcho, PodSpec } from './control/cluster-state.ts';
+import type { EmulatedCluster } from './emulated-cluster.ts';
+import { writeGeneratedWindowsCni } from './dataplane/windows-cni-files.ts';
 import {
   NETEXEC_HTTP_PORT,
   NETEXEC_UDP_PORT,
   READY_LINE,
   netexecArgv,
-} from '../runtime/workload-programs.ts';
+} from './runtime/workload-programs.ts';
 
 const DNS_LABELS = { 'k8s-app': 'kube-dns' };
 

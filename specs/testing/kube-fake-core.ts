@@ -16,8 +16,8 @@ import {
   type V1Pod,
   type V1PodStatus,
 } from '@kubernetes/client-node';
-import type { CoreClient } from './kube-clients.ts';
-import { containerCreating, NODES, recorded, runningStatus } from './recorded-objects.ts';
+import type { CoreClient } from '../drivers/kubernetes/kube-clients.ts';
+import { containerCreating, NODES, recorded, runningStatus } from './kube-recorded-objects.ts';
 
 function apiError(code: number, reason: string, message: string): ApiException<string> {
   const body = JSON.stringify({ kind: 'Status', status: 'Failure', message, reason, code });

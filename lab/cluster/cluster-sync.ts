@@ -3,18 +3,18 @@
  * API: per-node iptables (only where changed) and the DNS zone (rewrite + SIGHUP + wait).
  */
 import { join } from 'node:path';
-import { outboundNat } from '../../cni/windows-cni-config.ts';
-import type { Logger } from '../../log/logger.ts';
-import type { LabPlan } from '../../plan/lab-plan.ts';
-import { clusterZone } from './cluster-dns.ts';
-import type { ClusterHosts } from '../cluster-hosts.ts';
-import { endpointIps } from '../control/cluster-objects.ts';
-import type { ClusterState, PodRecord } from '../control/cluster-state.ts';
-import { applyNodeRules, renderNodeRules, rulesHash } from './node-rules.ts';
-import type { PodRuntime } from '../runtime/pod-runtime.ts';
-import { readWindowsCni } from './windows-cni-files.ts';
-import { settleAll } from '../../wait/poll.ts';
-import { RELOADED_LINE } from '../runtime/workload-programs.ts';
+import { outboundNat } from '../cni/windows-cni-config.ts';
+import type { Logger } from '../log/logger.ts';
+import type { LabPlan } from '../plan/lab-plan.ts';
+import { clusterZone } from './dataplane/cluster-dns.ts';
+import type { ClusterHosts } from './cluster-hosts.ts';
+import { endpointIps } from './control/cluster-objects.ts';
+import type { ClusterState, PodRecord } from './control/cluster-state.ts';
+import { applyNodeRules, renderNodeRules, rulesHash } from './dataplane/node-rules.ts';
+import type { PodRuntime } from './runtime/pod-runtime.ts';
+import { readWindowsCni } from './dataplane/windows-cni-files.ts';
+import { settleAll } from '../wait/poll.ts';
+import { RELOADED_LINE } from './runtime/workload-programs.ts';
 
 const RELOAD_TIMEOUT_MS = 5000;
 

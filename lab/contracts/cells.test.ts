@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import { cellId, parseCellId, rowId, sourceOs, targetOs, type CellKey } from './cells.ts';
+
+const KEYS: CellKey[] = [
+  { kind: 'pod-to-pod', from: 'windows', to: 'linux', placement: 'cross-node', via: 'dns' },
+  { kind: 'pod-to-pod', from: 'linux', to: 'linux', placement: 'same-node', via: 'ip' },
+  { kind: 'large-response', from: 'linux', to: 'windows', placement: 'cross-node', via: 'ip' },
+  { kind: 'pod-to-service', from: 'windows', to: 'windows', via: 'cluster-ip' },
+  { kind: 'nodeport', to: 'windows', node: 'win-2', via: 'node-ip' },
+  { kind: 'nodeport', to: 'linux', via: 'node-ip' },
+  { kind: 'outbound-nat', from: 'linux', node: 'cp1', via: 'ip' },
+  { kind: 'dns', from: 'windows', lookup: 'search-list', via: 'dns' },
+];
+
+describe('contracts: the cell-id grammar', () => {
+  it('builds the ids the suite has always used', () => {
+    expect(KEYS.map(cellId)).to.deep.equal([
+      'pod-to-pod/windows-to-linux/cross-node/dns',
+      'pod-to-pod/linux-to-linux/same-node/ip',
+      'large-response/linux-to-windows/cross-node/ip',
+      'pod-to-service/windows-to-windows/cluster-ip',
+      'nodeport/external-to-windows-node/win-2/node-ip',
+      'nodeport/external-to-linux-node/none/node-ip',
+      'outbound-nat/linux/cp1/ip',
+      'dns/search-list/windows/dns',
+    ]);
+    expect(rowId(KEYS[4]!)).to.equal('nodeport/external-to-windows-node');
+    expect(rowId(KEYS[7]!)).to.equal('dns/search-list/windows');
+  });
+
+  it('parses every id it builds back to the same key', () => {
+    for (const key of KEYS) expect(parseCellId(cellId(key)), cellId(key)).to.deep.equal(key);
+  });
+
+  it('parses nothing outside the grammar', () => {
+    for (const id of [
+      'infrastructure/lab-ready',
+      'pod-to-pod/linux-to-mac/cross-node/ip',
+      'pod-to-pod/linux-to-linux/cross-node',
+      'dns/reverse/linux/dns',
+      'nodeport/external-to-linux-node/Bad_Node/node-ip',
+    ]) {
+      expect(parseCellId(id), id).to.equal(undefined);
+    }
+  });
+
+  it('names the OS at each end', () => {
+    expect(KEYS.map((k) => `${sourceOs(k)}>${targetOs(k)}`)).to.deep.equal([
+      'windows>linux',
+      'linux>linux',
+      'linux>windows',
+      'windows>windows',
+      'external>windows',
+      'external>linux',
+      'linux>external',
+      'windows>cluster-dns',
+    ]);
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * The matrix's cell vocabulary and id grammar, shared by the suite (specs/matrix builds cells)
+ * and the fault catalogue (lab/faults selects them): ids are built and parsed here only.
+ */
+import type { NodeOs } from '../plan/lab-plan.ts';
+
+export type Os = NodeOs;
+export const OSES: readonly Os[] = ['linux', 'windows'];
+
+export const ROW_KINDS = [
+  'pod-to-pod',
+  'large-response',
+  'pod-to-service',
+  'nodeport',
+  'outbound-nat',
+  'dns',
+] as const;
+export type RowKind = (typeof ROW_KINDS)[number];
+
+/** How a probe addresses its target. */
+export type Via = 'ip' | 'dns' | 'cluster-ip' | 'node-ip';
+export const VIAS: readonly Via[] = ['ip', 'dns', 'cluster-ip', 'node-ip'];
+export type Placement = 'same-node' | 'cross-node';
+export const PLACEMENTS: readonly Placement[] = ['same-node', 'cross-node'];
+export type DnsLookup = 'short-name' | 'fqdn' | 'search-list';
+export const DNS_LOOKUPS: readonly DnsLookup[] = ['short-name', 'fqdn', 'search-list'];
+
+/** A row of the matrix: the kind of path and the OSes at its ends. */
+export type RowKey =
+  | { kind: 'pod-to-pod' | 'large-response' | 'pod-to-service'; from: Os; to: Os }
+  | { kind: 'nodeport'; to: Os }
+  | { kind: 'outbound-nat'; from: Os }
+  | { kind: 'dns'; from: Os; lookup: DnsLookup };
+
+/**
+ * One cell: its row, how it probes, and what tells it apart within the row — the placement of
+ * pod-to-pod cells, the node of per-node rows (undefined where the lab has no node to name).
+ */
+export type CellKey = RowKey & { via: Via; placement?: Placement; node?: string };
+
+/** The id of a cell that is not a network path: the lab could not carry the suite. */
+export const LAB_READY_CELL_ID = 'infrastructure/lab-ready';
+
+/** Stable kebab-case row id, as in logs, JUnit classnames and --grep. */
+export function rowId(row: RowKey): string {
+  switch (row.kind) {
+    case 'pod-to-pod':
+    case 'large-response':
+    case 'pod-to-service':
+      return `${row.kind}/${row.from}-to-${row.to}`;
+    case 'nodeport':
+      return `nodeport/external-to-${row.to}-node`;
+    case 'outbound-nat':
+      return `outbound-nat/${row.from}`;
+    case 'dns':
+      return `dns/${row.lookup}/${row.from}`;
+  }
+}
+
+/** Stable cell id: the row id, then placement or node, then via. */
+export function cellId(cell: CellKey): string {
+  const row = rowId(cell);
+  switch (cell.kind) {
+    case 'pod-to-pod':
+    case 'large-response':
+      return `${row}/${cell.placement ?? 'cross-node'}/${cell.via}`;
+    case 'nodeport':
+    case 'outbound-nat':
+      return `${row}/${cell.node ?? 'none'}/${cell.via}`;
+    case 'pod-to-service':
+    case 'dns':
+      return `${row}/${cell.via}`;
+  }
+}
+
+const OS = '(linux|windows)';
+const VIA = '(ip|dns|cluster-ip|node-ip)';
+const NODE = '([a-z0-9]([-a-z0-9]*[a-z0-9])?)';
+const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
+  {
+    pattern: new RegExp(
+      `^(pod-to-pod|large-response)/${OS}-to-${OS}/(same-node|cross-node)/${VIA}$`,
+    ),
+    key: (m) => ({
+      kind: m[1] as 'pod-to-pod' | 'large-response',
+      from: m[2] as Os,
+      to: m[3] as Os,
+      placement: m[4] as Placement,
+      via: m[5] as Via,
+    }),
+  },
+  {
+    pattern: new RegExp(`^pod-to-service/${OS}-to-${OS}/${VIA}$`),
+    key: (m) => ({ kind: 'pod-to-service', from: m[1] as Os, to: m[2] as Os, via: m[3] as Via }),
+  },
+  {
+    pattern: new RegExp(`^nodeport/external-to-${OS}-node/${NODE}/${VIA}$`),
+    key: (m) => ({ kind: 'nodeport', to: m[1] as Os, ...nodePart(m[2]!), via: m[4] as Via }),
+  },
+  {
+    pattern: new RegExp(`^outbound-nat/${OS}/${NODE}/${VIA}$`),
+    key: (m) => ({ kind: 'outbound-nat', from: m[1] as Os, ...nodePart(m[2]!), via: m[4] as Via }),
+  },
+  {
+    pattern: new RegExp(`^dns/(short-name|fqdn|search-list)/${OS}/${VIA}$`),
+    key: (m) => ({ kind: 'dns', lookup: m[1] as DnsLookup, from: m[2] as Os, via: m[3] as Via }),
+  },
+];
+
+function nodePart(node: string): { node?: string } {
+  return node === 'none' ? {} : { node };
+}
+
+/** The key of a matrix cell id; undefined for anything else (the infrastructure cell, a typo). */
+export function parseCellId(id: string): CellKey | undefined {
+  for (const { pattern, key } of GRAMMAR) {
+    const match = pattern.exec(id);
+    if (match !== null) return key(match);
+  }
+  return undefined;
+}
+
+/** The OS the cell's probe starts from, or `external` for probes from outside the cluster. */
+export function sourceOs(cell: CellKey): Os | 'external' {
+  return 'from' in cell ? cell.from : 'external';
+}
+
+/** The OS the cell's probe goes to, or `external` (the echo outside) / `cluster-dns`. */
+export function targetOs(cell: CellKey): Os | 'external' | 'cluster-dns' {
+  if ('to' in cell) return cell.to;
+  return cell.kind === 'outbound-nat' ? 'external' : 'cluster-dns';
+}

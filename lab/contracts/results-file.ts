@@ -1,0 +1,149 @@
+/**
+ * `results.json`, the machine-readable result of a suite run: written by specs/report, read by
+ * the nightly history (lab/history) and CI tools. This schema is the one definition of it.
+ */
+import { z } from 'zod';
+
+/** Named results a probe can come to; each cell expects one of them. */
+export const Outcome = {
+  /** Connected, answered, and the evidence matched (source IP, DNS answer). */
+  Ok: 'ok',
+  /** No answer within the probe timeout. */
+  Timeout: 'timeout',
+  /** Actively refused (TCP RST / ICMP port unreachable). */
+  Refused: 'refused',
+  /** No route to the target. */
+  Unreachable: 'unreachable',
+  /** The name does not resolve. */
+  NxDomain: 'nxdomain',
+  /** Connected, but the far end saw another source address than expected (SNAT where there should be none, or none where there should be). */
+  WrongSourceIp: 'wrong-source-ip',
+  /** Resolved or answered, but with the wrong address or body. */
+  WrongAnswer: 'wrong-answer',
+  /** The probe itself failed (exec error, bad output). */
+  Error: 'error',
+} as const;
+export type Outcome = (typeof Outcome)[keyof typeof Outcome];
+const OUTCOMES = Object.values(Outcome) as [Outcome, ...Outcome[]];
+
+/** How a cell ended, after comparing the outcome with the profile's expectation. */
+export const VERDICTS = [
+  /** Expected ok, got ok. */
+  'pass',
+  /** Expected ok (or a named failure), got something else. */
+  'fail',
+  /** The profile expects this failure and it happened: reported as skipped with the reason. */
+  'expected-failure',
+  /** The profile expects a failure but the cell passed: reported loudly (fails in strict). */
+  'unexpected-pass',
+  /** The lab cannot host this cell (e.g. no second Windows node); the reason says why. */
+  'skipped',
+  /** The lab was not ready; reported once as an infrastructure failure, not a network one. */
+  'infra-error',
+] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+export const isoDate = z
+  .string()
+  .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'expected an ISO date' });
+
+export const EndpointSchema = z.object({
+  os: z.enum(['linux', 'windows', 'external']),
+  /** Node name, "outside" for the external host, "-" when there is none; a Service lists its backends' nodes comma-separated. */
+  node: z.string(),
+  /** Pod or service name when there is one. */
+  name: z.string().optional(),
+  /** Grid label: e.g. "linux pod", "windows service", "windows node". */
+  label: z.string(),
+});
+export type Endpoint = z.infer<typeof EndpointSchema>;
+
+export const CellMetaSchema = z.object({
+  /** Row id, stable kebab-case: e.g. `pod-to-pod/windows-to-linux` (lab/contracts/cells.ts). Used as JUnit classname. */
+  row: z.string().min(1),
+  /** Cell id: row id plus placement or node and via, e.g. `pod-to-pod/windows-to-linux/cross-node/dns`. */
+  cell: z.string().min(1),
+  /** The mocha test title, e.g. `pod-to-pod windows-to-linux cross-node via dns`. */
+  title: z.string(),
+  source: EndpointSchema,
+  target: EndpointSchema,
+  /** ip | dns | cluster-ip | node-ip */
+  via: z.string(),
+  /** same-node | cross-node | "" when placement does not apply. */
+  placement: z.string(),
+  /** What the profile expects here. */
+  expected: z.enum(OUTCOMES),
+  /** Why the profile expects a failure, with an upstream link; or why the cell is skipped. */
+  reason: z.string().optional(),
+});
+export type CellMeta = z.infer<typeof CellMetaSchema>;
+
+export const CellResultSchema = CellMetaSchema.extend({
+  verdict: z.enum(VERDICTS),
+  /** What the probe came to; absent when the cell was skipped or never ran. */
+  actual: z.enum(OUTCOMES).optional(),
+  /** The evidence: what the far end saw, what DNS answered, the probe's error. */
+  detail: z.string(),
+  durationMs: z.number().min(0),
+  attempts: z.number().int().min(0),
+});
+export type CellResult = z.infer<typeof CellResultSchema>;
+
+export const RunInfoSchema = z.object({
+  runId: z.string().min(1),
+  lab: z.string().min(1),
+  provider: z.string(),
+  /** True when the dataplane is emulated; every output must say so. */
+  emulated: z.boolean(),
+  kubernetesVersion: z.string(),
+  cni: z.string(),
+  /** OS image per node, e.g. { cp1: "Debian 12 (emulated)" }. */
+  osBuilds: z.record(z.string(), z.string()),
+  profile: z.string(),
+  /** The profile's rule for unexpected passes; `warn` reports them without failing the run. */
+  unexpectedPass: z.enum(['fail', 'warn']).optional(),
+  startedAt: isoDate,
+  finishedAt: isoDate.optional(),
+});
+export type RunInfo = z.infer<typeof RunInfoSchema>;
+
+/** A mocha test or hook without cell metadata: still reported, outside the matrix. */
+export const OtherResultSchema = z.object({
+  /** JUnit classname: the parent suite's full title, or `infrastructure` for hooks. */
+  classname: z.string(),
+  title: z.string(),
+  state: z.enum(['passed', 'failed', 'pending', 'hook-failed', 'not-run']),
+  /** Error message, or the reason it did not run. */
+  message: z.string().optional(),
+  /** Error name (AssertionError, TypeError). */
+  errorType: z.string().optional(),
+  stack: z.string().optional(),
+  durationMs: z.number().min(0),
+});
+export type OtherResult = z.infer<typeof OtherResultSchema>;
+
+/** Cell counts by verdict; `notRun` is the part of `skipped` that an interruption or hook cut off. */
+export const TotalsSchema = z.object({
+  cells: z.number().int().min(0),
+  passed: z.number().int().min(0),
+  failed: z.number().int().min(0),
+  expectedFailures: z.number().int().min(0),
+  unexpectedPasses: z.number().int().min(0),
+  skipped: z.number().int().min(0),
+  infraErrors: z.number().int().min(0),
+  notRun: z.number().int().min(0),
+  /** Plain mocha tests and failed hooks outside the matrix. */
+  otherTests: z.number().int().min(0),
+  otherFailures: z.number().int().min(0),
+});
+export type Totals = z.infer<typeof TotalsSchema>;
+
+export const ResultsFileSchema = z.object({
+  run: RunInfoSchema,
+  cells: z.array(CellResultSchema),
+  totals: TotalsSchema,
+  other: z.array(OtherResultSchema),
+  /** The signal that cut the run short, when one did. */
+  interrupted: z.string().optional(),
+});
+export type ResultsFile = z.infer<typeof ResultsFileSchema>;

@@ -1,0 +1,52 @@
+/** The spec fields of kubeadm labs (`artifacts`, `kubeadm`), part of LabSpecSchema. */
+import { z } from 'zod';
+
+const version = z.string().regex(/^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$/, {
+  error: 'expected a version such as v1.7.22',
+});
+const imageRef = z.string().regex(/^[a-z0-9.-]+(:\d+)?(\/[a-z0-9._-]+)+(:[A-Za-z0-9._-]+)?$/, {
+  error: 'expected an image reference such as registry.k8s.io/pause:3.9',
+});
+
+/** Where an offline lab takes its binaries, packages and image tarballs from. */
+export const ArtifactsSpecSchema = z
+  .union([
+    z.strictObject({
+      dir: z.string().min(1).describe('Cache folder on the harness host; uploaded to the nodes.'),
+    }),
+    z.strictObject({
+      url: z
+        .string()
+        .regex(/^https?:\/\/\S+$/, { error: 'expected an http(s) URL' })
+        .describe('Base URL of the same layout; the nodes download from it.'),
+    }),
+  ])
+  .describe('Artifact cache: exactly one of dir or url (see README "Artifact cache").');
+
+/** Versions of what kubeadm itself does not pin; the defaults match Kubernetes 1.30. */
+export const ComponentVersionsSchema = z.strictObject({
+  crictl: version.optional(),
+  flannel: version.optional(),
+  flannelCniPlugin: z.string().min(1).optional(),
+  windowsContainerd: version.optional(),
+  windowsCniPlugins: version.optional(),
+  pauseImage: imageRef.optional(),
+  hostProcessImage: imageRef.optional(),
+});
+
+/** kubeadm options of `cluster: kubeadm` labs. */
+export const KubeadmSpecSchema = z
+  .strictObject({
+    imageRepository: z
+      .string()
+      .regex(/^[a-z0-9.-]+(:\d+)?(\/[a-z0-9._-]+)*$/, { error: 'expected a registry path' })
+      .default('registry.k8s.io'),
+    /** Attempts of a step whose failure looks transient (SSH drop, apt lock, timeout). */
+    retries: z.int().min(1).max(10).default(3),
+    versions: ComponentVersionsSchema.prefault({}),
+  })
+  .describe('kubeadm provisioning options (cluster: kubeadm).');
+
+export type ArtifactsSpec = z.output<typeof ArtifactsSpecSchema>;
+export type KubeadmSpec = z.output<typeof KubeadmSpecSchema>;
+export type ComponentVersionOverrides = z.output<typeof ComponentVersionsSchema>;

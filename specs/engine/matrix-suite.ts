@@ -1,0 +1,221 @@
+/**
+ * The conformance suite as mocha tests: one it() per matrix cell, all probed in parallel up
+ * front. Results go into a RunRecorder; the report is written once, when the run ends —
+ * normally, by a signal, or with nothing selected.
+ */
+import type { RunInfo } from '../../lab/contracts/results-file.ts';
+import { expandCells } from '../matrix/expand-cells.ts';
+import { MATRIX, type MatrixRow } from '../matrix/rows.ts';
+import type { LabDriver } from '../model/lab-driver.ts';
+import { LAB_READY_CELL, runStatus, type Report } from '../model/report.ts';
+import { podNames } from '../model/workload-names.ts';
+import { resultsDir, writeReport } from '../report/write-report.ts';
+import { CellRunner } from './cell-runner.ts';
+import { expectationFor } from './profile.ts';
+import { RunRecorder } from './run-recorder.ts';
+import type { SuiteSettings } from './suite-settings.ts';
+
+export interface MatrixSuiteOptions {
+  /** The run's settings; an error here is the run's one infrastructure testcase. */
+  settings: () => SuiteSettings;
+  /** The lab to test; an error here is the run's one infrastructure testcase. */
+  openDriver: () => Promise<LabDriver>;
+  /** Where the results go; default $RESULTS_DIR, else test-results/. */
+  resultsDir?: string;
+  rows?: readonly MatrixRow[];
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+/** How long an interrupted run may spend removing its workloads before it dies of the signal. */
+const INTERRUPT_CLEANUP_MS = 60_000;
+
+/** Defines the suite's mocha tests; call it at the top level of a spec file. */
+export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<void> {
+  const recorder = new RunRecorder();
+  const report = new ReportOnce(recorder, options.resultsDir ?? resultsDir());
+  let settings: SuiteSettings | undefined;
+  let driver: LabDriver | undefined;
+  let openError: unknown;
+  try {
+    settings = options.settings();
+    driver = await options.openDriver();
+  } catch (error) {
+    openError = error;
+    const message = error instanceof Error ? error.message : String(error);
+    const hint = (error as { hint?: unknown }).hint;
+    recorder.openFailed(typeof hint === 'string' ? `${message}\nhint: ${hint}` : message);
+    process.stderr.write(`hybrid-lab: ${message}\n`);
+  }
+  const suiteTitle =
+    driver === undefined
+      ? 'hybrid matrix'
+      : `hybrid matrix on ${driver.info.lab} (${driver.info.provider}${driver.info.emulated ? ', EMULATED' : ''})`;
+  const run = settings;
+  const cells =
+    driver === undefined || run === undefined
+      ? []
+      : expandCells(options.rows ?? MATRIX, driver.nodes)
+          .map((plan) => ({ plan, expectation: expectationFor(run.profile, plan.meta.cell) }))
+          .filter((c) => run.selection.matches(`${suiteTitle} ${c.plan.meta.title}`));
+  recorder.plan(
+    cells.map(({ plan, expectation }) => ({
+      meta: { ...plan.meta, ...expectation },
+      ...(plan.skip === undefined ? {} : { skip: plan.skip }),
+    })),
+  );
+  if (driver !== undefined && run !== undefined) recorder.setRun(runInfo(driver, run));
+  let runner: CellRunner | undefined;
+
+  // Interrupted (Ctrl-C, a CI timeout's SIGTERM): the results first, then the run's workloads
+  // are removed (bounded), then the process dies of the signal.
+  for (const signal of SIGNALS) {
+    const onSignal = (): void => {
+      report.write(signal);
+      const die = (): void => {
+        process.off(signal, onSignal);
+        process.kill(process.pid, signal);
+      };
+      const bounded = new Promise((resolve) => setTimeout(resolve, INTERRUPT_CLEANUP_MS).unref());
+      void Promise.race([driver?.cleanup(), bounded]).then(die, die);
+    };
+    process.on(signal, onSignal);
+  }
+  // The one place a run that ends on its own writes its results, whatever mocha ran.
+  process.once('exit', () => {
+    report.write();
+  });
+
+  describe(suiteTitle, function () {
+    before('infrastructure: lab ready and workloads deployed', async function () {
+      if (driver === undefined || run === undefined) return;
+      this.timeout(run.deployTimeoutMs);
+      try {
+        await driver.checkReady();
+        const workloads = await driver.deploy(run.runId, podNames(driver.nodes));
+        runner = new CellRunner(driver, workloads, run, recorder);
+        runner.prefetch(cells);
+      } catch (error) {
+        recorder.hookFailed('infrastructure: lab ready and workloads deployed', error);
+        throw error;
+      }
+    });
+
+    after('remove the run namespace', async function () {
+      this.timeout(run?.deployTimeoutMs ?? 120_000);
+      try {
+        await driver?.cleanup();
+      } catch (error) {
+        recorder.hookFailed('remove the run namespace', error);
+        throw error;
+      }
+    });
+
+    if (driver === undefined) {
+      it(LAB_READY_CELL.title, function () {
+        throw openError;
+      });
+    }
+
+    for (const { plan, expectation } of cells) {
+      it(plan.meta.title, async function () {
+        const limit = run!.timeoutMs * (run!.retries + 2) * Math.max(1, cells.length) + 10_000;
+        this.timeout(limit + 5000);
+        const result = await withDeadline(runner!.result(plan, expectation), limit, () => ({
+          ...plan.meta,
+          ...expectation,
+          verdict: 'fail' as const,
+          actual: 'error' as const,
+          detail: `no result within ${limit} ms`,
+          durationMs: limit,
+          attempts: 0,
+        }));
+        recorder.record(result);
+        switch (result.verdict) {
+          case 'pass':
+            return;
+          case 'skipped':
+          case 'expected-failure':
+            this.skip();
+            return;
+          case 'unexpected-pass':
+            if (run!.profile.unexpectedPass === 'warn') {
+              console.warn(
+                `    UNEXPECTED PASS: ${plan.meta.title} — ${expectation.reason ?? ''}; update profile ${run!.profile.name}`,
+              );
+              return;
+            }
+            throw new Error(
+              `unexpected pass: ${plan.meta.title} works now but profile ${run!.profile.name} expects ${result.expected}; update the profile`,
+            );
+          case 'fail':
+          case 'infra-error':
+            throw new Error(
+              `expected ${result.expected}, got ${result.actual ?? 'nothing'}: ${result.detail}`,
+            );
+        }
+      });
+    }
+  });
+}
+
+function runInfo(driver: LabDriver, settings: SuiteSettings): RunInfo {
+  return {
+    ...driver.info,
+    runId: settings.runId,
+    profile: settings.profile.name,
+    unexpectedPass: settings.profile.unexpectedPass,
+    startedAt: new Date().toISOString(),
+  };
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number, late: () => T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<T>((resolve) => {
+    timer = setTimeout(() => {
+      resolve(late());
+    }, ms);
+  });
+  return Promise.race([work, deadline]).finally(() => {
+    clearTimeout(timer);
+  });
+}
+
+/**
+ * Writes the recorder's report once (junit_01.xml, summary.md, matrix.html, results.json). A run
+ * whose results could not be written, that ran no cell, or whose lab was not ready, exits 1 even
+ * where mocha counted no failure (a --grep that filtered out the infrastructure testcase).
+ */
+class ReportOnce {
+  #written = false;
+
+  constructor(
+    private readonly recorder: RunRecorder,
+    private readonly dir: string,
+  ) {}
+
+  write(interrupted?: string): void {
+    if (this.#written) return;
+    this.#written = true;
+    let failed: string | undefined;
+    try {
+      const report: Report = this.recorder.report(interrupted);
+      const files = writeReport(report, this.dir);
+      const what = interrupted ? `interrupted by ${interrupted}; partial results` : 'results';
+      process.stdout.write(`  hybrid-lab ${what}: ${Object.values(files).join(', ')}\n\n`);
+      if (runStatus(report.totals) === 'empty') {
+        failed = 'no matrix cell ran; a conformance run that tests nothing fails';
+      } else if (report.totals.infraErrors > 0) {
+        failed = 'the suite could not run on this lab (see the infrastructure testcase)';
+      }
+    } catch (error) {
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      failed = `could not write results to ${this.dir}: ${message}`;
+    }
+    if (failed !== undefined && interrupted === undefined) {
+      process.stderr.write(`hybrid-lab: ${failed}\n`);
+      // Inside an 'exit' listener this ends the process at once with 1, before mocha's own
+      // listener could set its failure count (0 when it ran no test).
+      process.exit(1);
+    }
+  }
+}

@@ -1,0 +1,67 @@
+/** Everything a suite run reads from its environment and flags, checked before anything runs. */
+import { randomBytes } from 'node:crypto';
+import { LabError } from '../../lab/errors.ts';
+import { loadProfile, type Profile } from './profile.ts';
+import { selectionFromArgv, type Selection } from './selection.ts';
+
+/** Connect / probe timeout when PROBE_TIMEOUT_MS is not set. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 3000;
+
+export interface SuiteSettings {
+  profile: Profile;
+  /** Probes in flight at once (CONCURRENCY, default 8; 1 with --serial). */
+  concurrency: number;
+  /** Connect / whole-probe timeout per attempt (PROBE_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Extra attempts for cells expected to pass; expected failures never retry. */
+  retries: number;
+  /** How long deploying the workloads may take (DEPLOY_TIMEOUT_MS). */
+  deployTimeoutMs: number;
+  /** Which cells mocha will run (its --grep/--fgrep/--invert). */
+  selection: Selection;
+  /** Names the run's namespace and its results: `<yyyymmdd>-<6 hex>`. */
+  runId: string;
+}
+
+/** A setting of the suite has a value it cannot use. */
+export class SettingError extends LabError {
+  override readonly name = 'SettingError';
+}
+
+/** A positive integer from the environment, else `fallback`; anything else names the variable. */
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  if (!/^[1-9][0-9]*$/.test(text)) {
+    throw new SettingError(`${name} must be a positive integer, got "${text}"`, {
+      hint: `unset ${name} for the default (${fallback})`,
+    });
+  }
+  return Number(text);
+}
+
+/** The run's settings; throws SettingError naming the setting and what it allows. */
+export function suiteSettings(env: NodeJS.ProcessEnv, argv: readonly string[]): SuiteSettings {
+  let profile: Profile;
+  try {
+    profile = loadProfile(env.PROFILE === undefined || env.PROFILE === '' ? 'strict' : env.PROFILE);
+  } catch (error) {
+    throw new SettingError(`PROFILE: ${(error as Error).message}`, { cause: error });
+  }
+  let selection: Selection;
+  try {
+    selection = selectionFromArgv(argv);
+  } catch (error) {
+    throw new SettingError(`--grep: ${(error as Error).message}`, { cause: error });
+  }
+  const serial = argv.includes('--serial');
+  return {
+    profile,
+    concurrency: serial ? 1 : positiveInt(env, 'CONCURRENCY', 8),
+    timeoutMs: positiveInt(env, 'PROBE_TIMEOUT_MS', DEFAULT_PROBE_TIMEOUT_MS),
+    retries: 2,
+    deployTimeoutMs: positiveInt(env, 'DEPLOY_TIMEOUT_MS', 300_000),
+    selection,
+    runId: `${new Date().toISOString().slice(0, 10).replace(/-/g, '')}-${randomBytes(3).toString('hex')}`,
+  };
+}

@@ -1,0 +1,28 @@
+/** What a matrix cell is: its metadata, its probe and what must come back, or why the lab cannot host it. */
+import type { ProbeRequest, Workloads } from './lab-driver.ts';
+import type { CellMeta } from '../../lab/contracts/results-file.ts';
+
+/** What the far end must show for the cell to be Ok. */
+export type Check =
+  /** /clientip must show this address (the source pod, or the node after SNAT); with `peer`, the client must have connected to that address. */
+  | { kind: 'source-ip'; expect: string; peer?: string }
+  /** The lookup must answer this address. */
+  | { kind: 'answer'; expect: string }
+  /** The whole body must arrive: this many bytes. */
+  | { kind: 'bytes'; expect: number }
+  /** Any 2xx answer will do. */
+  | { kind: 'responds' };
+
+export interface ProbeSpec {
+  /** A pod name, or `outside` for the world outside the cluster. */
+  from: string;
+  request: ProbeRequest;
+  check: Check;
+}
+
+export interface CellPlan {
+  meta: Omit<CellMeta, 'expected' | 'reason'>;
+  /** Why the lab cannot host this cell. */
+  skip?: string;
+  probe?: (workloads: Workloads) => ProbeSpec;
+}

@@ -1,0 +1,31 @@
+/** The workloads every driver deploys and the names cells and drivers agree on. */
+import type { Os } from '../../lab/contracts/cells.ts';
+import type { SuiteNode } from './lab-driver.ts';
+
+export const NETEXEC_HTTP_PORT = 8080;
+/** Body size of large-response cells: several full-size packets at any pod MTU. */
+export const LARGE_RESPONSE_BYTES = 8192;
+export const HEADLESS_SERVICE = 'netexec';
+
+/** The pods every driver deploys: two per node, `a` and `b`, so same-node cells have a pair. */
+export function podNames(nodes: readonly SuiteNode[]): { node: string; name: string }[] {
+  return nodes.flatMap((n) =>
+    ['a', 'b'].map((s) => ({ node: n.name, name: `netexec-${n.name}-${s}` })),
+  );
+}
+
+/**
+ * Services select only `b` pods. Probes start in `a` pods, so a Service probe never lands on
+ * its own source pod (hairpin is a different path, and a random one makes cells flaky).
+ */
+export const SERVICE_SLOT = 'b';
+
+/** The slot of a pod named by podNames(). */
+export function slotOf(podName: string): string {
+  return podName.endsWith('-b') ? 'b' : 'a';
+}
+
+/** The Service backed by the pods of one OS. */
+export function serviceName(os: Os): string {
+  return `web-${os}`;
+}

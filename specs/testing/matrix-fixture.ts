@@ -1,0 +1,171 @@
+/**
+ * A spec file for the engine's end-to-end test: the real suite engine (matrix-suite.ts) over a
+ * scripted driver, so every verdict, an interruption and a failed open happen in a real mocha.
+ *
+ *   FIXTURE_MODE=verdicts | slow | open-fails   (FIXTURE_EMULATED=no: a real (libvirt) run)
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runNamespace } from '../../lab/contracts/kubernetes-names.ts';
+import { InfrastructureError } from '../model/infrastructure-error.ts';
+import type {
+  LabDriver,
+  ProbeReply,
+  ProbeRequest,
+  SuiteNode,
+  Workloads,
+} from '../model/lab-driver.ts';
+import { defineMatrixSuite } from '../engine/matrix-suite.ts';
+import { selectionFromArgv } from '../engine/selection.ts';
+import type { SuiteSettings } from '../engine/suite-settings.ts';
+import type { MatrixRow } from '../matrix/rows.ts';
+
+/** Hostile probe output: markup, CDATA terminator, an ANSI escape. */
+export const HOSTILE = '<script>alert("x")</script> & ]]> \u001b[31mred\u001b[0m | *bold*';
+
+const mode = process.env.FIXTURE_MODE ?? 'verdicts';
+const emulated = process.env.FIXTURE_EMULATED !== 'no';
+
+const NODES: SuiteNode[] = [
+  { name: 'cp1', os: 'linux', role: 'control-plane', ip: '192.168.200.10' },
+  { name: 'lin1', os: 'linux', role: 'worker', ip: '192.168.200.11' },
+  { name: 'win1', os: 'windows', role: 'worker', ip: '192.168.200.12' },
+];
+
+const ROWS: Record<string, MatrixRow[]> = {
+  verdicts: [
+    { kind: 'pod-to-pod', from: 'linux', to: 'windows', placements: ['cross-node'], vias: ['ip'] },
+    { kind: 'pod-to-pod', from: 'windows', to: 'linux', placements: ['cross-node'], vias: ['ip'] },
+    { kind: 'outbound-nat', from: 'windows' },
+    {
+      kind: 'pod-to-pod',
+      from: 'windows',
+      to: 'windows',
+      placements: ['cross-node'],
+      vias: ['dns'],
+    },
+    { kind: 'dns', from: 'windows', lookup: 'short-name' },
+    { kind: 'pod-to-service', from: 'linux', to: 'linux', vias: ['cluster-ip'] },
+  ],
+  slow: [
+    { kind: 'pod-to-pod', from: 'linux', to: 'windows', placements: ['cross-node'], vias: ['ip'] },
+    { kind: 'pod-to-pod', from: 'windows', to: 'linux', placements: ['cross-node'], vias: ['ip'] },
+    {
+      kind: 'pod-to-pod',
+      from: 'windows',
+      to: 'windows',
+      placements: ['cross-node'],
+      vias: ['ip'],
+    },
+    { kind: 'outbound-nat', from: 'linux' },
+  ],
+  'open-fails': [],
+};
+
+class ScriptedDriver implements LabDriver {
+  readonly info = {
+    lab: 'fixture-lab',
+    provider: emulated ? 'netns' : 'libvirt',
+    emulated,
+    kubernetesVersion: '1.30.4',
+    cni: 'flannel/vxlan',
+    osBuilds: { cp1: 'Debian 12', lin1: 'Debian 12', win1: 'Windows Server 2022' },
+  };
+  readonly nodes = NODES;
+  cleanedUp = false;
+
+  checkReady(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  deploy(runId: string, podNames: { node: string; name: string }[]): Promise<Workloads> {
+    const ip = (i: number) => `10.244.${i >> 1}.${10 + (i & 1)}`;
+    return Promise.resolve({
+      namespace: runNamespace(runId),
+      pods: podNames.map((p, i) => ({
+        ...p,
+        os: NODES.find((n) => n.name === p.node)!.os,
+        ip: ip(i),
+        fqdn: `${p.name}.netexec.ns.svc.cluster.local`,
+      })),
+      services: (['linux', 'windows'] as const).map((os, i) => ({
+        name: `web-${os}`,
+        os,
+        clusterIP: `10.96.0.${20 + i}`,
+        port: 80,
+        nodePort: 30080 + i,
+        fqdn: `web-${os}.ns.svc.cluster.local`,
+      })),
+      external: { address: '198.51.100.1', port: 8099 },
+      apiServiceIP: '10.96.0.1',
+      dnsDomain: 'cluster.local',
+    });
+  }
+
+  async probeFromPod(
+    pod: { name: string; ip: string },
+    request: ProbeRequest,
+  ): Promise<ProbeReply> {
+    const url = request.kind === 'http' ? request.url : '';
+    const host = url.split('/')[2]?.split(':')[0] ?? '';
+    if (mode === 'slow' && pod.name !== 'netexec-lin1-a') {
+      // Every probe but lin1's hangs until the run is signalled.
+      if (pod.name === 'netexec-win1-a') process.stdout.write('FIXTURE-SLOW-CELL-STARTED\n');
+      await sleep(100_000);
+    }
+    if (request.kind === 'dns') return { result: 'ok', addresses: ['10.96.0.20'] };
+    if (host === '10.96.0.20') throw new TypeError('probe crashed');
+    if (host === '198.51.100.1') return { result: 'timeout', error: HOSTILE };
+    // win1's pods are SNATed to the node: the target sees the node address.
+    const body = pod.name.startsWith('netexec-win1-') ? '192.168.200.12' : pod.ip;
+    return { result: 'ok', body, peer: host };
+  }
+
+  probeFromOutside(): Promise<ProbeReply> {
+    return Promise.resolve({ result: 'ok', body: 'x' });
+  }
+
+  cleanup(): Promise<void> {
+    this.cleanedUp = true;
+    return Promise.resolve();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.cleanup();
+  }
+}
+
+function settings(): SuiteSettings {
+  return {
+    profile: {
+      name: 'fixture',
+      description: 'fixture profile',
+      unexpectedPass: 'fail',
+      expectations: [
+        {
+          cells: 'outbound-nat/windows/**',
+          expect: 'timeout',
+          reason: 'Windows outbound NAT is broken in the fixture',
+        },
+        { cells: 'dns/short-name/windows/**', expect: 'nxdomain', reason: 'short names fail here' },
+      ],
+    },
+    // One probe at a time when slow, so what has a result at the signal is known exactly.
+    concurrency: mode === 'slow' ? 1 : 4,
+    timeoutMs: 200,
+    retries: 0,
+    deployTimeoutMs: 10_000,
+    selection: selectionFromArgv(process.argv),
+    runId: 'fixture-run-1',
+  };
+}
+
+await defineMatrixSuite({
+  settings,
+  openDriver: () =>
+    mode === 'open-fails'
+      ? Promise.reject(
+          new InfrastructureError('lab fixture-lab is down, not up', { hint: 'npm run lab:up' }),
+        )
+      : Promise.resolve(new ScriptedDriver()),
+  rows: ROWS[mode] ?? [],
+});
