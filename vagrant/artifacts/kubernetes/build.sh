@@ -424,7 +424,8 @@ check_binaries() {
   out=$("$kdir/kubectl" version --client --short 2>&1) || true
   [ "$out" = "Client Version: $K8S_VERSION" ] || die "kubectl version says '$out'"
   # kubeadm's YAML output goes through json-iterator maps: the reflect2 crash shows here.
-  "$kdir/kubeadm" config print init-defaults >/dev/null || die "kubeadm config print init-defaults failed (reflect2 fix?)"
+  "$kdir/kubeadm" config print init-defaults >/dev/null 2>"$WORK/logs/init-defaults.log" ||
+    { cat "$WORK/logs/init-defaults.log" >&2; die "kubeadm config print init-defaults failed (reflect2 fix?)"; }
   "$kdir/crictl" --version | grep -q 'not cri-tools' || die "crictl --version does not say what it is"
   "$OUT/extras/linux/amd64/hl-cluster-dns" --version | grep -q 'stand-in for CoreDNS' || die "hl-cluster-dns --version"
   "$OUT/extras/linux/amd64/agnhost" --help >/dev/null 2>&1 || die "agnhost --help failed"
