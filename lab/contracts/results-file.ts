@@ -138,6 +138,27 @@ export const TotalsSchema = z.object({
 });
 export type Totals = z.infer<typeof TotalsSchema>;
 
+/** Detail prefix of cells that never ran; totals count them as not run. */
+export const NOT_RUN_PREFIX = 'not run: ';
+
+/** Totals of these cells and other results, as results.json carries them. */
+export function computeTotals(cells: readonly CellResult[], other: readonly OtherResult[]): Totals {
+  const count = (v: Verdict): number => cells.filter((c) => c.verdict === v).length;
+  return {
+    cells: cells.length,
+    passed: count('pass'),
+    failed: count('fail'),
+    expectedFailures: count('expected-failure'),
+    unexpectedPasses: count('unexpected-pass'),
+    skipped: count('skipped'),
+    infraErrors: count('infra-error'),
+    notRun: cells.filter((c) => c.verdict === 'skipped' && c.detail.startsWith(NOT_RUN_PREFIX))
+      .length,
+    otherTests: other.length,
+    otherFailures: other.filter((o) => o.state === 'failed' || o.state === 'hook-failed').length,
+  };
+}
+
 export const ResultsFileSchema = z.object({
   run: RunInfoSchema,
   cells: z.array(CellResultSchema),

@@ -1,5 +1,5 @@
 /** Builders of history records for unit tests and sample pages; never used by the CLI. */
-import type { ResultsFile, Verdict } from '../contracts/results-file.ts';
+import { computeTotals, type ResultsFile, type Verdict } from '../contracts/results-file.ts';
 import { RECORD_FORMAT, type RecordedCell, type RunRecord } from '../history/run-record.ts';
 
 /** A small matrix: cell id → row id. */
@@ -68,7 +68,6 @@ export function resultsDocument(
     ...c,
     detail: c.detail ?? 'far end saw 10.244.0.2',
   }));
-  const count = (v: Verdict) => full.filter((c) => c.verdict === v).length;
   const { run, ...rest } = extra;
   return {
     run: {
@@ -85,18 +84,7 @@ export function resultsDocument(
       ...run,
     },
     cells: full,
-    totals: {
-      cells: full.length,
-      passed: count('pass'),
-      failed: count('fail'),
-      expectedFailures: count('expected-failure'),
-      unexpectedPasses: count('unexpected-pass'),
-      skipped: count('skipped'),
-      infraErrors: count('infra-error'),
-      notRun: 0,
-      otherTests: 0,
-      otherFailures: 0,
-    },
+    totals: computeTotals(full, []),
     other: [],
     ...rest,
   };

@@ -2,19 +2,14 @@
  * What a suite run found, kept as it happens: the engine records into it explicitly and the
  * report writers read one Report out of it, whenever the run ends (also by a signal).
  */
-import type {
-  CellMeta,
-  CellResult,
-  OtherResult,
-  RunInfo,
-} from '../../lab/contracts/results-file.ts';
 import {
-  LAB_READY_CELL,
   NOT_RUN_PREFIX,
-  makeReport,
-  unknownRunInfo,
-  type Report,
-} from '../model/report.ts';
+  type CellMeta,
+  type CellResult,
+  type OtherResult,
+  type RunInfo,
+} from '../../lab/contracts/results-file.ts';
+import { LAB_READY_CELL, makeReport, unknownRunInfo, type Report } from '../model/report.ts';
 
 /** A cell the run means to run: its metadata, and why it is skipped when the lab cannot host it. */
 export interface PlannedCell {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { SuiteNode, Workloads } from '../model/lab-driver.ts';
-import { podNames } from '../model/workload-names.ts';
+import { fakeWorkloads } from '../testing/fake-workloads.ts';
 import { expandCells } from './expand-cells.ts';
 import { MATRIX } from './rows.ts';
 
@@ -18,29 +18,7 @@ const HYBRID = [
   node('win2', 'windows', 'worker', '192.168.200.14'),
 ];
 
-function workloads(nodes: SuiteNode[]): Workloads {
-  const pods = podNames(nodes).map((p, i) => ({
-    ...p,
-    os: nodes.find((n) => n.name === p.node)!.os,
-    ip: `10.244.0.${i + 2}`,
-    fqdn: `${p.name}.netexec.ns.svc.cluster.local`,
-  }));
-  return {
-    namespace: 'ns',
-    pods,
-    services: (['linux', 'windows'] as const).map((os, i) => ({
-      name: `web-${os}`,
-      os,
-      clusterIP: `10.96.0.${20 + i}`,
-      port: 80,
-      nodePort: 30080 + i,
-      fqdn: `web-${os}.ns.svc.cluster.local`,
-    })),
-    external: { address: '198.51.100.1', port: 8080 },
-    apiServiceIP: '10.96.0.1',
-    dnsDomain: 'cluster.local',
-  };
-}
+const workloads = (nodes: SuiteNode[]): Workloads => fakeWorkloads(nodes);
 
 describe('matrix expansion', () => {
   const cells = expandCells(MATRIX, HYBRID);

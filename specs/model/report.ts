@@ -1,13 +1,13 @@
 /** A run's report as every writer sees it: the results.json contract plus what the suite derives from it. */
 import { LAB_READY_CELL_ID } from '../../lab/contracts/cells.ts';
-import type {
-  CellMeta,
-  CellResult,
-  OtherResult,
-  ResultsFile,
-  RunInfo,
-  Totals,
-  Verdict,
+import {
+  computeTotals,
+  type CellMeta,
+  type CellResult,
+  type OtherResult,
+  type ResultsFile,
+  type RunInfo,
+  type Totals,
 } from '../../lab/contracts/results-file.ts';
 
 /** A finished (or interrupted) run: exactly what results.json holds. */
@@ -24,27 +24,6 @@ export const LAB_READY_CELL: CellMeta = {
   placement: '',
   expected: 'ok',
 };
-
-/** Detail prefix of cells that never ran; totals count them as not run. */
-export const NOT_RUN_PREFIX = 'not run: ';
-
-/** Count cells by verdict and tally the other tests. */
-export function computeTotals(cells: readonly CellResult[], other: readonly OtherResult[]): Totals {
-  const count = (v: Verdict): number => cells.filter((c) => c.verdict === v).length;
-  return {
-    cells: cells.length,
-    passed: count('pass'),
-    failed: count('fail'),
-    expectedFailures: count('expected-failure'),
-    unexpectedPasses: count('unexpected-pass'),
-    skipped: count('skipped'),
-    infraErrors: count('infra-error'),
-    notRun: cells.filter((c) => c.verdict === 'skipped' && c.detail.startsWith(NOT_RUN_PREFIX))
-      .length,
-    otherTests: other.length,
-    otherFailures: other.filter((o) => o.state === 'failed' || o.state === 'hook-failed').length,
-  };
-}
 
 /** Assemble a report, computing its totals. */
 export function makeReport(

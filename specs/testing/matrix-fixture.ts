@@ -15,6 +15,7 @@ import type {
   Workloads,
 } from '../model/lab-driver.ts';
 import { defineMatrixSuite } from '../engine/matrix-suite.ts';
+import { fakeWorkloads } from './fake-workloads.ts';
 import { selectionFromArgv } from '../engine/selection.ts';
 import type { SuiteSettings } from '../engine/suite-settings.ts';
 import type { MatrixRow } from '../matrix/rows.ts';
@@ -77,28 +78,8 @@ class ScriptedDriver implements LabDriver {
     return Promise.resolve();
   }
 
-  deploy(runId: string, podNames: { node: string; name: string }[]): Promise<Workloads> {
-    const ip = (i: number) => `10.244.${i >> 1}.${10 + (i & 1)}`;
-    return Promise.resolve({
-      namespace: runNamespace(runId),
-      pods: podNames.map((p, i) => ({
-        ...p,
-        os: NODES.find((n) => n.name === p.node)!.os,
-        ip: ip(i),
-        fqdn: `${p.name}.netexec.ns.svc.cluster.local`,
-      })),
-      services: (['linux', 'windows'] as const).map((os, i) => ({
-        name: `web-${os}`,
-        os,
-        clusterIP: `10.96.0.${20 + i}`,
-        port: 80,
-        nodePort: 30080 + i,
-        fqdn: `web-${os}.ns.svc.cluster.local`,
-      })),
-      external: { address: '198.51.100.1', port: 8099 },
-      apiServiceIP: '10.96.0.1',
-      dnsDomain: 'cluster.local',
-    });
+  deploy(runId: string): Promise<Workloads> {
+    return Promise.resolve(fakeWorkloads(NODES, runNamespace(runId)));
   }
 
   async probeFromPod(

@@ -1,0 +1,27 @@
+/** Workloads as a driver would report them, for tests that need deployed pods and Services without a lab. */
+import type { SuiteNode, Workloads } from '../model/lab-driver.ts';
+import { podNames } from '../model/workload-names.ts';
+
+/** Pod IPs 10.244.<node>.<10+slot>, Services web-linux 10.96.0.20 and web-windows 10.96.0.21. */
+export function fakeWorkloads(nodes: readonly SuiteNode[], namespace = 'ns'): Workloads {
+  return {
+    namespace,
+    pods: podNames(nodes).map((p, i) => ({
+      ...p,
+      os: nodes.find((n) => n.name === p.node)!.os,
+      ip: `10.244.${i >> 1}.${10 + (i & 1)}`,
+      fqdn: `${p.name}.netexec.${namespace}.svc.cluster.local`,
+    })),
+    services: (['linux', 'windows'] as const).map((os, i) => ({
+      name: `web-${os}`,
+      os,
+      clusterIP: `10.96.0.${20 + i}`,
+      port: 80,
+      nodePort: 30080 + i,
+      fqdn: `web-${os}.${namespace}.svc.cluster.local`,
+    })),
+    external: { address: '198.51.100.1', port: 8080 },
+    apiServiceIP: '10.96.0.1',
+    dnsDomain: 'cluster.local',
+  };
+}
