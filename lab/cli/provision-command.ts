@@ -13,7 +13,7 @@ import type { LabStore } from '../state/lab-store.ts';
 import { missingArtifacts } from '../provision/artifact-preflight.ts';
 import { componentVersions } from '../provision/component-versions.ts';
 import { ProvisionError } from '../provision/provision-error.ts';
-import { provision, type ProvisionResult } from '../provision/provision-lab.ts';
+import { provision, sshProvisionShells, type ProvisionResult } from '../provision/provision-lab.ts';
 import {
   provisionSettingsFromText,
   type ProvisionSettings,
@@ -30,11 +30,7 @@ export async function provisionPreflight(store: LabStore, name: string): Promise
   const plan = store.readPlan(name);
   const settings = settingsOf(store, name);
   const runner = new ExecaRunner(silentLogger());
-  const versions = componentVersions(
-    plan,
-    settings.kubeadm.versions,
-    settings.kubeadm.imageRepository,
-  );
+  const versions = componentVersions(plan, settings.kubeadm);
   const missing = await missingArtifacts(plan, versions, settings.artifacts, runner);
   return missing.flatMap((m) => [m.message, `    ${m.artifact.what}: ${m.artifact.from}`]);
 }
@@ -56,7 +52,7 @@ export async function provisionCommand(
     });
   }
   const targets = targetsFromSshConfig(readFileSync(file, 'utf8'), plan);
-  return provision(plan, targets, {
+  return provision(plan, sshProvisionShells(plan, targets, runner), {
     runner,
     log,
     progress: progressFor(log, '[provision] '),

@@ -30,10 +30,10 @@ import {
   netexecArgv,
   parseProbe,
   probeArgv,
-  type ProbeOutcome,
+  type ProbeReply,
 } from './runtime/workload-programs.ts';
 
-export type { ProbeOutcome } from './runtime/workload-programs.ts';
+export type { ProbeReply } from './runtime/workload-programs.ts';
 
 export interface CreatedService {
   /** Absent for headless Services. */
@@ -221,14 +221,14 @@ export class EmulatedCluster {
     namespace: string,
     args: readonly string[],
     options: RunOptions = {},
-  ): Promise<ProbeOutcome> {
+  ): Promise<ProbeReply> {
     const pod = objects.findPod(this.store.read(), namespace, podName);
     const at = pod === undefined ? undefined : this.hosts.pods(pod.node).workloads;
     return parseProbe(await this.exec(podName, namespace, probeArgv(args, at), options));
   }
 
   /** Runs probe.mjs in the outside namespace (NodePort checks from outside the cluster). */
-  async probeOutside(args: readonly string[], options: RunOptions = {}): Promise<ProbeOutcome> {
+  async probeOutside(args: readonly string[], options: RunOptions = {}): Promise<ProbeReply> {
     const at = this.hosts.outside.runtime.workloads;
     return parseProbe(await this.execOutside(probeArgv(args, at), options));
   }

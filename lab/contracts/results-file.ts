@@ -97,6 +97,10 @@ export const RunInfoSchema = z.object({
   emulated: z.boolean(),
   kubernetesVersion: z.string(),
   cni: z.string(),
+  /** The cluster DNS, e.g. `CoreDNS 1.7.0` or `hl-cluster-dns (a stand-in for CoreDNS)`. */
+  clusterDns: z.string().optional(),
+  /** What else the lab says of itself, e.g. how Kubernetes was built, what the nodes are. */
+  facts: z.record(z.string(), z.string()).optional(),
   /** OS image per node, e.g. { cp1: "Debian 12 (emulated)" }. */
   osBuilds: z.record(z.string(), z.string()),
   profile: z.string(),

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { ExecaRunner } from '../exec/execa-runner.ts';
 import { silentLogger } from '../log/logger.ts';
-import type { ProbeOutcome } from '../cluster/emulated-cluster.ts';
+import type { ProbeReply } from '../cluster/emulated-cluster.ts';
 import { vxlanDevice } from '../cluster/dataplane/names.ts';
 import { FAULT_CATALOGUE } from './fault-catalogue.ts';
 import { breakFault, healFaults } from './fault-engine.ts';
@@ -51,12 +51,12 @@ async function snapshot(lab: TestLab): Promise<Record<string, unknown>> {
 function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise<boolean>> {
   const plan = lab.cluster.plan;
   const ip = (node: string) => plan.nodes.find((n) => n.name === node)!.ip;
-  const from = async (node: string, args: string[]): Promise<ProbeOutcome> =>
+  const from = async (node: string, args: string[]): Promise<ProbeReply> =>
     lab.cluster.probe(`w-${node}`, lab.namespace, [...args, '--timeout-ms', String(PROBE_MS)], {
       timeoutMs: PROBE_MS + 4000,
     });
-  const ok = (o: ProbeOutcome) => o.result === 'ok';
-  const sawPod = (node: string) => (o: ProbeOutcome) =>
+  const ok = (o: ProbeReply) => o.result === 'ok';
+  const sawPod = (node: string) => (o: ProbeReply) =>
     ok(o) && String(o.body).startsWith(`${w.pods[node]}:`);
   const http = (host: string, port: number, path: string) => [
     'http',

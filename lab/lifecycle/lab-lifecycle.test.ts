@@ -33,6 +33,7 @@ class FakeProvider implements LabProvider {
     const lab: StartedLab = {
       plan,
       cluster: undefined,
+      outside: undefined,
       down: () => {
         events.push(`down ${plan.id}`);
         return Promise.resolve();

@@ -30,11 +30,38 @@ export function checkSpec(spec: LabSpec): SpecIssue[] {
 function checkProvider(spec: LabSpec): SpecIssue[] {
   const issues: SpecIssue[] = [];
   const add = (path: string, message: string) => issues.push({ path, message });
-  if (spec.provider === 'netns' && spec.cluster === 'kubeadm') {
-    add(
-      'cluster',
-      'the netns provider runs only the emulated dataplane; remove it or use "emulated"',
-    );
+  const cluster = spec.cluster ?? (spec.provider === 'netns' ? 'emulated' : 'kubeadm');
+  if (spec.provider === 'netns' && cluster === 'kubeadm') {
+    spec.nodes.forEach((n, i) => {
+      if (n.os === 'windows')
+        add(
+          `nodes[${i}].os`,
+          'netns kubeadm labs run real Linux kubelets in namespaces; a Windows node needs a Windows VM (provider: libvirt)',
+        );
+    });
+    if (spec.cni.plugin !== 'bridge')
+      add(
+        'cni.plugin',
+        "netns kubeadm labs use the CNI bridge plugin (flannel's images cannot be built from Debian): set plugin: bridge",
+      );
+    if (spec.artifacts === undefined || !('dir' in spec.artifacts))
+      add(
+        'artifacts',
+        'netns kubeadm labs run their nodes from an artifact cache folder: artifacts: { dir: … } (vagrant/artifacts/kubernetes/build.sh fills one)',
+      );
+  }
+  if (spec.cni.plugin === 'bridge') {
+    if (spec.provider !== 'existing' && cluster === 'emulated')
+      add('cni.plugin', 'the emulated dataplane emulates flannel; bridge is for kubeadm clusters');
+    if (spec.cni.backend !== 'host-gw')
+      add(
+        'cni.backend',
+        'the bridge plugin routes between nodes like host-gw: set backend: host-gw',
+      );
+    spec.nodes.forEach((n, i) => {
+      if (n.os === 'windows' && spec.provider !== 'netns')
+        add(`nodes[${i}].os`, 'bridge clusters are Linux only (Windows nodes join flannel)');
+    });
   }
   if (spec.provider === 'existing') {
     if (spec.cluster !== undefined)

@@ -70,7 +70,8 @@ export interface LabPlan {
     apiServerPort: number;
   };
   cni: {
-    plugin: 'flannel';
+    /** flannel, or bridge: the CNI bridge plugin with host-gw routes between nodes. */
+    plugin: 'flannel' | 'bridge';
     backend: CniBackend;
     /** VXLAN network identifier; 4096 so Windows nodes can join. */
     vni: number;

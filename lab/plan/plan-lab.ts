@@ -32,9 +32,7 @@ export function planLab(spec: LabSpec, source = 'spec'): LabPlan {
   const cluster =
     spec.provider === 'existing'
       ? 'existing'
-      : spec.provider === 'netns'
-        ? 'emulated'
-        : (spec.cluster ?? 'kubeadm');
+      : (spec.cluster ?? (spec.provider === 'netns' ? 'emulated' : 'kubeadm'));
   const emulated = cluster === 'emulated';
   const labNet = cidrOf(spec.network.cidr);
   const podNet = cidrOf(spec.kubernetes.podCIDR);

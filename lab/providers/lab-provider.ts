@@ -1,7 +1,7 @@
 /** The one interface every provider (netns, libvirt, existing) implements. */
 import type { EmulatedCluster } from '../cluster/emulated-cluster.ts';
 import type { PreflightProblem } from '../errors.ts';
-import type { CommandRunner } from '../exec/command-runner.ts';
+import type { CommandRunner, RunOptions, RunResult } from '../exec/command-runner.ts';
 import type { NodeShell } from '../remote/node-shell.ts';
 import type { Progress } from '../log/progress.ts';
 import type { Logger } from '../log/logger.ts';
@@ -24,6 +24,17 @@ export interface LabStatus {
   facts: Record<string, string>;
 }
 
+/**
+ * The world outside a real cluster where this host cannot reach the lab network itself (a
+ * netns lab's outside namespace): where NodePort probes start and the external echo listens.
+ */
+export interface LabOutside {
+  /** Runs argv there (the probe program runs with this host's node). */
+  exec(argv: readonly string[], options?: RunOptions): Promise<RunResult>;
+  /** The echo outbound-NAT probes reach: outside every cluster CIDR and exception list. */
+  echo: { address: string; port: number };
+}
+
 /** A lab that is up; its owner tears it down with down() (idempotent) or `await using`. */
 export interface StartedLab extends AsyncDisposable {
   readonly plan: LabPlan;
@@ -32,6 +43,8 @@ export interface StartedLab extends AsyncDisposable {
    * emulated`); undefined where a real Kubernetes runs. Results through it are labelled emulated.
    */
   readonly cluster: EmulatedCluster | undefined;
+  /** Outside the cluster, where this host is not (netns kubeadm labs); undefined: this host is outside. */
+  readonly outside: LabOutside | undefined;
   down(): Promise<void>;
   status(): Promise<LabStatus>;
   nodeShell(node: string): NodeShell;

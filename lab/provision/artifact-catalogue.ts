@@ -43,20 +43,54 @@ export function kubeadmImageList(v: ComponentVersions): string {
   return `kubernetes/${v.kubernetes}/images.txt`;
 }
 
-/** Images of `kubeadm config images list` that a node of `role` imports. */
-export function kubeadmImagesFor(role: NodeRole, listed: readonly string[]): string[] {
-  return role === 'control-plane'
-    ? [...listed]
-    : listed.filter((r) => /\/(kube-proxy|pause):/.test(r));
+/** What a lab's Linux nodes get from the cache, beyond kubeadm's own images. */
+export interface ClusterNeeds {
+  /** install: VMs install containerd, runc and the CNI plugins from Debian packages; provided: the provider runs them (namespace nodes). */
+  runtime: 'install' | 'provided';
+  cni: LabPlan['cni']['plugin'];
 }
 
-function linuxFiles(v: ComponentVersions): Artifact[] {
+/** What the plan's Linux nodes need: packages only where the provisioner installs the runtime. */
+export function clusterNeeds(plan: LabPlan): ClusterNeeds {
+  return { runtime: plan.provider === 'netns' ? 'provided' : 'install', cni: plan.cni.plugin };
+}
+
+/** kubeadm's listed images a cluster uses: CoreDNS's only when CoreDNS is its DNS. */
+export function kubeadmImagesUsed(listed: readonly string[], v: ComponentVersions): string[] {
+  return v.clusterDns.kind === 'coredns'
+    ? [...listed]
+    : listed.filter((r) => !/\/coredns:/.test(r));
+}
+
+/** Images of `kubeadm config images list` that a node of `role` imports. */
+export function kubeadmImagesFor(
+  role: NodeRole,
+  listed: readonly string[],
+  v: ComponentVersions,
+): string[] {
+  const used = kubeadmImagesUsed(listed, v);
+  return role === 'control-plane' ? used : used.filter((r) => /\/(kube-proxy|pause):/.test(r));
+}
+
+/** Images every Linux node imports besides kubeadm's: CNI, the DNS stand-in, the suite's agnhost. */
+export function extraLinuxImages(v: ComponentVersions, needs: Pick<ClusterNeeds, 'cni'>): string[] {
+  return [
+    ...(needs.cni === 'flannel' ? Object.values(flannelImages(v)) : []),
+    ...(v.clusterDns.kind === 'hl-cluster-dns' ? [v.clusterDns.image] : []),
+    ...(v.agnhostImage === undefined ? [] : [v.agnhostImage]),
+  ];
+}
+
+const BUILD_FROM_DEBIAN =
+  "bash vagrant/artifacts/kubernetes/build.sh (Kubernetes 1.20.2 from Debian's source)";
+
+function linuxFiles(v: ComponentVersions, needs: ClusterNeeds): Artifact[] {
   const k = v.kubernetes;
   const bins = ['kubeadm', 'kubelet', 'kubectl'].map((bin): Artifact => ({
     kind: 'file',
     path: `kubernetes/${k}/linux/amd64/${bin}`,
     what: `${bin} for Kubernetes ${k}`,
-    from: `${DL_K8S}/${k}/bin/linux/amd64/${bin}`,
+    from: `${DL_K8S}/${k}/bin/linux/amd64/${bin}, or ${BUILD_FROM_DEBIAN}`,
   }));
   const debs = DEBIAN_PACKAGES.map((pkg): Artifact => ({
     kind: 'deb',
@@ -64,21 +98,23 @@ function linuxFiles(v: ComponentVersions): Artifact[] {
     what: `Debian package ${pkg} (with a Packages index) in ${DEBIAN_REPO_DIR}`,
     from: 'vagrant/scripts/linux/stage-debian-packages.sh on a Debian bookworm host',
   }));
-  const crictl = `crictl-${v.crictl}-linux-amd64.tar.gz`;
-  const images = Object.values(flannelImages(v)).map((ref): Artifact => ({
+  const tarball = `crictl-${v.crictl}-linux-amd64.tar.gz`;
+  const images = extraLinuxImages(v, needs).map((ref): Artifact => ({
     kind: 'image',
     path: imageTarball('linux', ref),
     what: `image ${ref}`,
-    from: `ctr -n k8s.io images pull --platform linux/amd64 ${ref} && ctr -n k8s.io images export --platform linux/amd64 FILE ${ref}`,
+    from: ref.startsWith('hybrid-lab/')
+      ? BUILD_FROM_DEBIAN
+      : `ctr -n k8s.io images pull --platform linux/amd64 ${ref} && ctr -n k8s.io images export --platform linux/amd64 FILE ${ref}`,
   }));
   return [
-    ...debs,
+    ...(needs.runtime === 'install' ? debs : []),
     ...bins,
     {
       kind: 'file',
-      path: `cri-tools/${v.crictl}/${crictl}`,
-      what: `crictl ${v.crictl}`,
-      from: `https://github.com/kubernetes-sigs/cri-tools/releases/download/${v.crictl}/${crictl}`,
+      path: `kubernetes/${k}/linux/amd64/crictl`,
+      what: 'crictl, the CRI client kubeadm runs',
+      from: `crictl of https://github.com/kubernetes-sigs/cri-tools/releases/download/${v.crictl}/${tarball}, or ${BUILD_FROM_DEBIAN}`,
     },
     {
       kind: 'file',
@@ -147,12 +183,16 @@ function windowsFiles(v: ComponentVersions): Artifact[] {
 }
 
 /** Every artifact nodes of `os` need, in a stable order. */
-export function artifactsFor(os: NodeOs, versions: ComponentVersions): Artifact[] {
-  return os === 'linux' ? linuxFiles(versions) : windowsFiles(versions);
+export function artifactsFor(
+  os: NodeOs,
+  versions: ComponentVersions,
+  needs: ClusterNeeds = { runtime: 'install', cni: 'flannel' },
+): Artifact[] {
+  return os === 'linux' ? linuxFiles(versions, needs) : windowsFiles(versions);
 }
 
 /** Every artifact the plan's nodes need (each once). */
 export function artifactsForPlan(plan: LabPlan, versions: ComponentVersions): Artifact[] {
   const oses = [...new Set(plan.nodes.map((n) => n.os))].sort();
-  return oses.flatMap((os) => artifactsFor(os, versions));
+  return oses.flatMap((os) => artifactsFor(os, versions, clusterNeeds(plan)));
 }

@@ -9,6 +9,7 @@ import {
   DEBIAN_REPO_DIR,
   imageTarball,
   kubeadmImageList,
+  kubeadmImagesUsed,
   type Artifact,
 } from './artifact-catalogue.ts';
 import type { ComponentVersions } from './component-versions.ts';
@@ -98,7 +99,9 @@ export async function missingArtifacts(
   const listText = plan.nodes.some((n) => n.os === 'linux')
     ? await reader.read(kubeadmImageList(versions))
     : undefined;
-  for (const ref of listText === undefined ? [] : parseImageList(listText)) {
+  for (const ref of listText === undefined
+    ? []
+    : kubeadmImagesUsed(parseImageList(listText), versions)) {
     wanted.push({
       kind: 'image',
       path: imageTarball('linux', ref),

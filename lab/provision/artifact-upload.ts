@@ -52,7 +52,7 @@ export async function syncArtifacts(
 ): Promise<number> {
   const dirs = [...new Set(files.map((f) => posix.dirname(f)))].sort();
   const script = os === 'linux' ? 'artifact-hashes.sh' : 'artifact-hashes.ps1';
-  const listing = await shell.exec(scriptCommand(os, script, dirs, false), {
+  const listing = await shell.exec(scriptCommand(os, script, dirs), {
     timeoutMs: 10 * 60_000,
   });
   const remote = parseHashList(listing.stdout);

@@ -1,6 +1,9 @@
 /** The exact versions a kubeadm lab installs: the spec's Kubernetes version plus pinned helpers. */
 import type { LabPlan } from '../plan/lab-plan.ts';
-import type { ComponentVersionOverrides } from '../spec/kubeadm-spec-schema.ts';
+import type { KubeadmSpec } from '../spec/kubeadm-spec-schema.ts';
+
+/** The image of the cluster DNS stand-in `vagrant/artifacts/kubernetes/build.sh` builds. */
+export const HL_CLUSTER_DNS_IMAGE = 'hybrid-lab/cluster-dns:0.1.0';
 
 export interface ComponentVersions {
   /** `v1.30.4`: kubeadm, kubelet, kubectl, kube-proxy. */
@@ -17,24 +20,44 @@ export interface ComponentVersions {
   /** Base image of the Windows HostProcess DaemonSets (the binaries come from the host). */
   hostProcessImage: string;
   imageRepository: string;
+  /** The cluster DNS: kubeadm's CoreDNS addon, or the hl-cluster-dns stand-in's image. */
+  clusterDns: { kind: 'coredns' } | { kind: 'hl-cluster-dns'; image: string };
+  /** The agnhost image the nodes import for the suite, when the spec names one. */
+  agnhostImage?: string;
 }
 
 const vee = (v: string): string => (v.startsWith('v') ? v : `v${v}`);
 
-/** kubeadm's pause image moved to 3.10 with Kubernetes 1.31. */
+/** The pause tag kubeadm of each minor version lists (`kubeadm config images list`). */
 function pauseTag(minor: number): string {
-  return minor >= 31 ? '3.10' : '3.9';
+  const byMinor: Record<number, string> = {
+    20: '3.2',
+    21: '3.4.1',
+    22: '3.5',
+    23: '3.6',
+    24: '3.7',
+    25: '3.8',
+  };
+  return byMinor[minor] ?? (minor < 20 ? '3.2' : minor >= 31 ? '3.10' : '3.9');
 }
 
-/** Resolves the versions for the plan's Kubernetes version, with the spec's overrides. */
+/** kubeadm's default registry: k8s.gcr.io until 1.24, registry.k8s.io from 1.25. */
+function defaultImageRepository(minor: number): string {
+  return minor < 25 ? 'k8s.gcr.io' : 'registry.k8s.io';
+}
+
+/** Resolves the versions for the plan's Kubernetes version, with the spec's `kubeadm` settings. */
 export function componentVersions(
   plan: LabPlan,
-  overrides: ComponentVersionOverrides = {},
-  imageRepository = 'registry.k8s.io',
+  kubeadm: Partial<
+    Pick<KubeadmSpec, 'versions' | 'imageRepository' | 'clusterDns' | 'agnhostImage'>
+  > = {},
 ): ComponentVersions {
+  const overrides = kubeadm.versions ?? {};
   const kubernetes = vee(plan.kubernetes.version);
   const [major = '1', minorText = '0'] = plan.kubernetes.version.split('.');
   const minor = Number(minorText);
+  const imageRepository = kubeadm.imageRepository ?? defaultImageRepository(minor);
   return {
     kubernetes,
     kubernetesMinor: `${major}.${minorText}`,
@@ -48,6 +71,11 @@ export function componentVersions(
       overrides.hostProcessImage ??
       'mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0',
     imageRepository,
+    clusterDns:
+      kubeadm.clusterDns === 'hl-cluster-dns'
+        ? { kind: 'hl-cluster-dns', image: HL_CLUSTER_DNS_IMAGE }
+        : { kind: 'coredns' },
+    ...(kubeadm.agnhostImage === undefined ? {} : { agnhostImage: kubeadm.agnhostImage }),
   };
 }
 

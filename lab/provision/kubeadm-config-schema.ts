@@ -1,7 +1,8 @@
 /**
  * The documented fields of the kubeadm config documents this harness writes, as strict zod
  * schemas: a misspelt or misplaced field fails. Sources (field names and types):
- * https://kubernetes.io/docs/reference/config-api/kubeadm-config.v1beta3/ (kubeadm ≤ 1.30),
+ * https://v1-21.docs.kubernetes.io/docs/reference/config-api/kubeadm-config.v1beta2/ (kubeadm ≤ 1.21),
+ * https://kubernetes.io/docs/reference/config-api/kubeadm-config.v1beta3/ (kubeadm 1.22–1.30),
  * https://kubernetes.io/docs/reference/config-api/kubeadm-config.v1beta4/ (kubeadm ≥ 1.31),
  * https://kubernetes.io/docs/reference/config-api/kubelet-config.v1beta1/ and
  * https://kubernetes.io/docs/reference/config-api/kube-proxy-config.v1alpha1/.
@@ -18,12 +19,20 @@ const int32 = z
   .min(0)
   .max(2 ** 31 - 1);
 
-/** v1beta3: `map[string]string`; v1beta4: `[]Arg{name, value}`. */
-const argsV1beta3 = z.record(z.string(), z.string());
+/** v1beta2 and v1beta3: `map[string]string`; v1beta4: `[]Arg{name, value}`. */
+const argsMap = z.record(z.string(), z.string());
 const argsV1beta4 = z.array(z.strictObject({ name: z.string().min(1), value: z.string() }));
 
-function kubeadmDocs(api: 'kubeadm.k8s.io/v1beta3' | 'kubeadm.k8s.io/v1beta4') {
-  const args = api === 'kubeadm.k8s.io/v1beta3' ? argsV1beta3 : argsV1beta4;
+type KubeadmApi = 'kubeadm.k8s.io/v1beta2' | 'kubeadm.k8s.io/v1beta3' | 'kubeadm.k8s.io/v1beta4';
+const KUBEADM_APIS: readonly KubeadmApi[] = [
+  'kubeadm.k8s.io/v1beta2',
+  'kubeadm.k8s.io/v1beta3',
+  'kubeadm.k8s.io/v1beta4',
+];
+
+function kubeadmDocs(api: KubeadmApi) {
+  const args = api === 'kubeadm.k8s.io/v1beta4' ? argsV1beta4 : argsMap;
+  const since3 = api !== 'kubeadm.k8s.io/v1beta2';
   const taint = z.strictObject({
     key: z.string(),
     value: z.string().optional(),
@@ -38,7 +47,7 @@ function kubeadmDocs(api: 'kubeadm.k8s.io/v1beta3' | 'kubeadm.k8s.io/v1beta4') {
     taints: z.array(taint).optional(),
     kubeletExtraArgs: args.optional(),
     ignorePreflightErrors: z.array(z.string()).optional(),
-    imagePullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional(),
+    ...(since3 ? { imagePullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional() } : {}),
   });
   const component = z.strictObject({ extraArgs: args.optional() });
   const init = z.strictObject({
@@ -50,7 +59,7 @@ function kubeadmDocs(api: 'kubeadm.k8s.io/v1beta3' | 'kubeadm.k8s.io/v1beta4') {
       .strictObject({ advertiseAddress: ip, bindPort: int32.optional() })
       .optional(),
     certificateKey: z.string().optional(),
-    skipPhases: z.array(z.string()).optional(),
+    ...(since3 ? { skipPhases: z.array(z.string()).optional() } : {}),
   });
   const cluster = z.strictObject({
     apiVersion: z.literal(api),
@@ -82,7 +91,28 @@ function kubeadmDocs(api: 'kubeadm.k8s.io/v1beta3' | 'kubeadm.k8s.io/v1beta4') {
     featureGates: z.record(z.string(), z.boolean()).optional(),
     clusterName: z.string().optional(),
   });
-  return { init, cluster };
+  const join = z.strictObject({
+    apiVersion: z.literal(api),
+    kind: z.literal('JoinConfiguration'),
+    caCertPath: z.string().optional(),
+    discovery: z.strictObject({
+      bootstrapToken: z
+        .strictObject({
+          token: z.string(),
+          apiServerEndpoint: z.string().regex(/^[^:\s]+:\d+$/),
+          caCertHashes: z.array(z.string()).optional(),
+          unsafeSkipCAVerification: z.boolean().optional(),
+        })
+        .optional(),
+      file: z.unknown().optional(),
+      tlsBootstrapToken: z.string().optional(),
+      timeout: z.string().optional(),
+    }),
+    nodeRegistration: nodeRegistration.optional(),
+    controlPlane: z.unknown().optional(),
+    ...(since3 ? { skipPhases: z.array(z.string()).optional() } : {}),
+  });
+  return { init, cluster, join };
 }
 
 const kubelet = z.strictObject({
@@ -91,6 +121,7 @@ const kubelet = z.strictObject({
   cgroupDriver: z.enum(['systemd', 'cgroupfs']).optional(),
   clusterDNS: z.array(ip).optional(),
   clusterDomain: z.string().optional(),
+  failSwapOn: z.boolean().optional(),
 });
 
 const kubeProxy = z.strictObject({
@@ -98,6 +129,14 @@ const kubeProxy = z.strictObject({
   kind: z.literal('KubeProxyConfiguration'),
   mode: z.enum(['iptables', 'ipvs', 'nftables', 'kernelspace', '']).optional(),
   clusterCIDR: cidr.optional(),
+  conntrack: z
+    .strictObject({
+      maxPerCore: int32.optional(),
+      min: int32.optional(),
+      tcpEstablishedTimeout: z.string().optional(),
+      tcpCloseWaitTimeout: z.string().optional(),
+    })
+    .optional(),
 });
 
 export interface ParsedKubeadmConfig {
@@ -130,11 +169,7 @@ export function parseKubeadmConfig(text: string): ParsedKubeadmConfig {
     return found[0];
   };
   const initDoc = one('InitConfiguration');
-  const api = initDoc?.apiVersion;
-  if (api !== 'kubeadm.k8s.io/v1beta3' && api !== 'kubeadm.k8s.io/v1beta4') {
-    throw new Error(`unsupported kubeadm apiVersion ${String(api)}`);
-  }
-  const schemas = kubeadmDocs(api);
+  const schemas = kubeadmDocs(apiOf(initDoc));
   const proxyDocs = byKind('KubeProxyConfiguration');
   return {
     init: schemas.init.parse(initDoc),
@@ -142,4 +177,23 @@ export function parseKubeadmConfig(text: string): ParsedKubeadmConfig {
     kubelet: kubelet.parse(one('KubeletConfiguration')),
     kubeProxy: proxyDocs.length === 0 ? undefined : kubeProxy.parse(proxyDocs[0]),
   };
+}
+
+function apiOf(doc: { apiVersion?: unknown } | undefined): KubeadmApi {
+  const api = KUBEADM_APIS.find((a) => a === doc?.apiVersion);
+  if (api === undefined)
+    throw new Error(`unsupported kubeadm apiVersion ${String(doc?.apiVersion)}`);
+  return api;
+}
+
+/** Parses a worker's JoinConfiguration against the documented fields of its apiVersion. */
+export function parseKubeadmJoinConfig(
+  text: string,
+): z.output<ReturnType<typeof kubeadmDocs>['join']> {
+  const docs = parseAllDocuments(text);
+  if (docs.length !== 1) throw new Error(`expected one JoinConfiguration, found ${docs.length}`);
+  const doc = docs[0]!;
+  if (doc.errors.length > 0) throw new Error(`YAML: ${doc.errors[0]?.message ?? ''}`);
+  const data = doc.toJS() as { apiVersion?: unknown };
+  return kubeadmDocs(apiOf(data)).join.parse(data);
 }

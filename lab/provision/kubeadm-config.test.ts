@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { parse, stringify } from 'yaml';
 import { componentVersions } from './component-versions.ts';
@@ -5,10 +9,11 @@ import {
   kubeadmApiVersion,
   kubeadmInitDocuments,
   renderKubeadmInitConfig,
+  renderKubeadmJoinConfig,
 } from './kubeadm-config.ts';
-import { parseKubeadmConfig } from './kubeadm-config-schema.ts';
+import { parseKubeadmConfig, parseKubeadmJoinConfig } from './kubeadm-config-schema.ts';
 import { ProvisionError } from './provision-error.ts';
-import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
+import { CACHED_KUBEADM, kubeadmPlan, namespaceKubeadmPlan } from '../testing/kubeadm-plans.ts';
 import { expectGolden } from '../testing/golden.ts';
 
 describe('kubeadm config', () => {
@@ -93,5 +98,87 @@ describe('kubeadm config', () => {
       ProvisionError,
       /exactly one Linux control plane/,
     );
+  });
+});
+
+describe('kubeadm config for 1.20–1.21 (kubeadm.k8s.io/v1beta2)', () => {
+  const plan = namespaceKubeadmPlan();
+  const versions = componentVersions(plan, { clusterDns: 'hl-cluster-dns' });
+  const cgroupRoot = { 'cgroup-root': '/hl-nk_cp1' };
+  const init = renderKubeadmInitConfig(plan, versions, cgroupRoot);
+  const joinConfig = renderKubeadmJoinConfig(plan, versions, plan.nodes[1]!, {
+    'cgroup-root': '/hl-nk_lin1',
+  });
+
+  it('matches the golden files of the netns-kubeadm preset (namespace nodes: cgroupfs, the relay SAN, conntrack left alone)', () => {
+    expectGolden('kubeadm-init-v1.20.2-netns.yaml', init);
+    expectGolden('kubeadm-join-v1.20.2-netns.yaml', joinConfig);
+    const parsed = parseKubeadmConfig(init);
+    expect(parsed.init.apiVersion).to.equal('kubeadm.k8s.io/v1beta2');
+    expect(parsed.init.nodeRegistration?.kubeletExtraArgs).to.deep.equal({
+      'node-ip': '192.168.200.10',
+      'cgroup-root': '/hl-nk_cp1',
+    });
+    expect(parsed.kubelet).to.include({ cgroupDriver: 'cgroupfs', failSwapOn: false });
+    expect(parsed.kubeProxy?.conntrack).to.deep.equal({ maxPerCore: 0, min: 0 });
+    expect(parsed.cluster.imageRepository).to.equal('k8s.gcr.io');
+    expect(parseKubeadmJoinConfig(joinConfig).discovery.bootstrapToken?.apiServerEndpoint).to.equal(
+      '192.168.200.10:6443',
+    );
+    expect(kubeadmApiVersion('v1.21.9')).to.equal('kubeadm.k8s.io/v1beta2');
+    expect(kubeadmApiVersion('v1.22.0')).to.equal('kubeadm.k8s.io/v1beta3');
+  });
+
+  it('v1beta2 has no imagePullPolicy or skipPhases: the schema refuses them as kubeadm 1.20 would', () => {
+    expect(() =>
+      parseKubeadmConfig(
+        init.replace('  name: cp1\n', '  name: cp1\n  imagePullPolicy: IfNotPresent\n'),
+      ),
+    ).to.throw(/imagePullPolicy/);
+  });
+
+  describe('read by the real kubeadm 1.20.2 (built from Debian by vagrant/artifacts/kubernetes/build.sh)', function () {
+    this.timeout(60_000);
+    let dir = '';
+    before(function () {
+      if (!existsSync(CACHED_KUBEADM)) {
+        if (process.env.CI === 'true')
+          throw new Error(`${CACHED_KUBEADM} is missing: .ci/run builds it before the unit tests`);
+        this.skip();
+      }
+      dir = mkdtempSync(join(tmpdir(), 'hl-kubeadm-'));
+    });
+    after(() => {
+      if (dir !== '') rmSync(dir, { recursive: true, force: true });
+    });
+    const migrate = (text: string) => {
+      const file = join(dir, 'config.yaml');
+      writeFileSync(file, text);
+      return spawnSync(
+        CACHED_KUBEADM,
+        ['config', 'migrate', '--old-config', file, '--new-config', '/dev/null'],
+        {
+          encoding: 'utf8',
+        },
+      );
+    };
+
+    it('accepts the rendered init and join configs', () => {
+      for (const text of [
+        init,
+        joinConfig
+          .replace('@HL_JOIN_TOKEN@', 'abcdef.0123456789abcdef')
+          .replace('@HL_JOIN_CA_HASH@', `sha256:${'0'.repeat(64)}`),
+      ]) {
+        const result = migrate(text);
+        expect(result.status, result.stderr).to.equal(0);
+      }
+    });
+
+    it('refuses a bad value (the check can fail)', () => {
+      const result = migrate(init.replace('bindPort: 6443', 'bindPort: 99999'));
+      expect(result.status).to.not.equal(0);
+      expect(result.stderr).to.match(/bindPort|port/i);
+    });
   });
 });

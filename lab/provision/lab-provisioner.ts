@@ -8,19 +8,21 @@ import type { Logger } from '../log/logger.ts';
 import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
 import {
   artifactsFor,
+  clusterNeeds,
   DEBIAN_REPO_DIR,
+  extraLinuxImages,
   imageTarball,
   kubeadmImagesFor,
 } from './artifact-catalogue.ts';
 import { filesBelow, syncArtifacts } from './artifact-upload.ts';
-import { flannelImages, type ComponentVersions } from './component-versions.ts';
+import type { ComponentVersions } from './component-versions.ts';
 import { caCertHash, joinInput, newBootstrapToken } from './join-secrets.ts';
 import { NodeLogs } from './node-log.ts';
 import { pushNodeStage, writeNodeStage } from './node-stage.ts';
 import { ProvisionError } from './provision-error.ts';
 import type { ProvisionSettings } from './provision-settings.ts';
-import type { SshTarget } from '../remote/ssh-node-shell.ts';
 import {
+  asRoot,
   StepRunner,
   type ProvisionShell,
   type ScriptStep,
@@ -37,7 +39,9 @@ export interface ProvisionerDeps {
   versions: ComponentVersions;
   /** `kubeadm config images list` of the chosen version (empty without a cache). */
   kubeadmImages: readonly string[];
-  shells: ReadonlyMap<string, { shell: ProvisionShell; target: SshTarget }>;
+  shells: ReadonlyMap<string, ProvisionShell>;
+  /** Where the harness reaches the API server, when not at the control plane's address (a relay). */
+  apiServer?: string;
   backoffMs?: (attempt: number) => number;
   sshTimeoutMs?: number;
 }
@@ -68,7 +72,7 @@ export class LabProvisioner {
   }
 
   shellOf(node: PlannedNode): ProvisionShell {
-    return this.deps.shells.get(node.name)!.shell;
+    return this.deps.shells.get(node.name)!;
   }
 
   /** Image tarballs (relative to the cache) `node` imports. */
@@ -78,16 +82,16 @@ export class LabProvisioner {
     const refs =
       node.os === 'linux'
         ? [
-            ...kubeadmImagesFor(node.role, this.deps.kubeadmImages),
-            ...Object.values(flannelImages(v)),
+            ...kubeadmImagesFor(node.role, this.deps.kubeadmImages, v),
+            ...extraLinuxImages(v, clusterNeeds(this.plan)),
           ]
         : [v.pauseImage, v.hostProcessImage];
     return refs.map((ref) => imageTarball(node.os, ref));
   }
 
-  /** Waits for SSH, copies scripts and config, and (with a cache folder) the node's artifacts. */
+  /** Waits for the node, copies scripts and config, and (with a cache folder) the node's artifacts. */
   async prepare(node: PlannedNode): Promise<void> {
-    const { shell, target } = this.deps.shells.get(node.name)!;
+    const shell = this.shellOf(node);
     await this.#steps.action(node.name, 'connect', () =>
       forSsh(shell, this.deps.sshTimeoutMs ?? 10 * 60_000).wait(),
     );
@@ -98,14 +102,14 @@ export class LabProvisioner {
       versions: this.deps.versions,
       source: this.deps.settings.artifacts,
       imageTarballs: tarballs,
+      shell,
     });
-    await this.#steps.action(node.name, 'stage', () =>
-      pushNodeStage(shell, target, node.os, local),
-    );
+    await this.#steps.action(node.name, 'stage', () => pushNodeStage(shell, node.os, local));
     const source = this.deps.settings.artifacts;
-    if (source.kind !== 'dir') return;
+    // A namespace node reads the cache where it is.
+    if (source.kind !== 'dir' || shell.hostFiles) return;
     const files = [
-      ...artifactsFor(node.os, this.deps.versions)
+      ...artifactsFor(node.os, this.deps.versions, clusterNeeds(this.plan))
         .filter((a) => a.kind === 'file')
         .map((a) => a.path),
       ...(node.os === 'linux' ? filesBelow(source.dir, DEBIAN_REPO_DIR) : []),
@@ -134,12 +138,18 @@ export class LabProvisioner {
   async exportKubeconfig(cp: PlannedNode): Promise<string> {
     const file = join(this.deps.stateDir, 'kubeconfig');
     const result = await this.#steps.action(cp.name, 'kubeconfig', () =>
-      this.shellOf(cp).exec(['sudo', 'cat', '/etc/kubernetes/admin.conf'], { timeoutMs: 60_000 }),
+      this.shellOf(cp).exec(asRoot(this.shellOf(cp), ['cat', '/etc/kubernetes/admin.conf']), {
+        timeoutMs: 60_000,
+      }),
     );
     for (const match of result.stdout.matchAll(/client-key-data:\s*(\S+)/g))
       this.addSecret(match[1]!);
-    const same = existsSync(file) && readFileSync(file, 'utf8') === result.stdout;
-    if (!same) writeFileSync(file, result.stdout, { mode: 0o600 });
+    const text =
+      this.deps.apiServer === undefined
+        ? result.stdout
+        : result.stdout.replace(/^(\s*server:\s*).*$/m, `$1https://${this.deps.apiServer}`);
+    const same = existsSync(file) && readFileSync(file, 'utf8') === text;
+    if (!same) writeFileSync(file, text, { mode: 0o600 });
     chmodSync(file, 0o600);
     this.#record({
       node: cp.name,
@@ -154,15 +164,16 @@ export class LabProvisioner {
   /** Names of the plan's nodes the API server does not know yet. */
   async unregistered(cp: PlannedNode): Promise<string[]> {
     const result = await this.#steps.action(cp.name, 'nodes', () =>
-      this.shellOf(cp).exec([
-        'sudo',
-        'kubectl',
-        '--kubeconfig=/etc/kubernetes/admin.conf',
-        'get',
-        'nodes',
-        '-o',
-        'name',
-      ]),
+      this.shellOf(cp).exec(
+        asRoot(this.shellOf(cp), [
+          'kubectl',
+          '--kubeconfig=/etc/kubernetes/admin.conf',
+          'get',
+          'nodes',
+          '-o',
+          'name',
+        ]),
+      ),
     );
     const known = new Set(result.stdout.split('\n').map((l) => l.trim().replace(/^node\//, '')));
     return this.plan.nodes.filter((n) => !known.has(n.name)).map((n) => n.name);
@@ -177,7 +188,9 @@ export class LabProvisioner {
       { id: 'join-token', script: 'create-join-token.sh', input: `${token}\n`, timeoutMs: 120_000 },
     ]);
     const ca = await this.#steps.action(cp.name, 'ca-hash', () =>
-      this.shellOf(cp).exec(['sudo', 'cat', '/etc/kubernetes/pki/ca.crt'], { timeoutMs: 60_000 }),
+      this.shellOf(cp).exec(asRoot(this.shellOf(cp), ['cat', '/etc/kubernetes/pki/ca.crt']), {
+        timeoutMs: 60_000,
+      }),
     );
     let caHash: string;
     try {

@@ -4,7 +4,12 @@
  * Nothing secret goes in here.
  */
 import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
-import { artifactsFor, DEBIAN_PACKAGES, DEBIAN_REPO_DIR } from './artifact-catalogue.ts';
+import {
+  artifactsFor,
+  clusterNeeds,
+  DEBIAN_PACKAGES,
+  DEBIAN_REPO_DIR,
+} from './artifact-catalogue.ts';
 import type { ComponentVersions } from './component-versions.ts';
 import {
   controlPlaneOf,
@@ -15,15 +20,16 @@ import {
 import type { ArtifactSource } from './provision-settings.ts';
 import { STAGE } from './step-runner.ts';
 
-/** Where the node scripts look for artifacts and what their messages tell the user. */
+/** Where the node scripts look for artifacts (the cache itself on a node that shares this host's files) and what their messages tell the user. */
 function artifactSettings(
   source: ArtifactSource,
   stage: string,
   sep: string,
+  hostFiles = false,
 ): Record<string, string> {
   return {
     HL_ARTIFACTS_SOURCE: source.kind,
-    HL_ARTIFACTS_DIR: `${stage}${sep}artifacts`,
+    HL_ARTIFACTS_DIR: hostFiles && source.kind === 'dir' ? source.dir : `${stage}${sep}artifacts`,
     HL_ARTIFACTS_URL: source.kind === 'url' ? source.url : '',
     HL_ARTIFACTS_HINT: source.kind === 'dir' ? source.dir : source.kind === 'url' ? source.url : '',
   };
@@ -57,6 +63,22 @@ function pathEnding(files: { path: string }[], suffix: string): string {
   return found.path;
 }
 
+/**
+ * Flags of `kubeadm init` beyond its config: without CoreDNS, its addon is skipped and its
+ * image (which kubeadm lists whatever the addon) is not pulled.
+ */
+export function kubeadmInitArgs(v: ComponentVersions): string[] {
+  return v.clusterDns.kind === 'coredns'
+    ? []
+    : ['--skip-phases=addon/coredns', '--ignore-preflight-errors=ImagePull'];
+}
+
+/** host-gw routes of the bridge plugin: every other node's pod CIDR via its lab address. */
+export function podRoutes(plan: LabPlan, node: PlannedNode): string[] {
+  if (plan.cni.plugin !== 'bridge') return [];
+  return plan.nodes.filter((n) => n !== node).map((n) => `${n.podCIDR}=${n.ip}`);
+}
+
 /** `config/node.env` of a Linux node: shell assignments, single-quoted. */
 export function linuxNodeEnv(
   plan: LabPlan,
@@ -64,21 +86,24 @@ export function linuxNodeEnv(
   v: ComponentVersions,
   source: ArtifactSource,
   imageTarballs: readonly string[],
+  hostFiles = false,
 ): string {
-  const files = artifactsFor('linux', v);
+  const needs = clusterNeeds(plan);
+  const files = artifactsFor('linux', v, needs);
   const values: Record<string, string> = {
     ...common(plan, node, v),
-    ...artifactSettings(source, STAGE.linux, '/'),
+    ...artifactSettings(source, STAGE.linux, '/', hostFiles),
     HL_CRI_SOCKET: LINUX_CRI_SOCKET,
-    HL_CRICTL_VERSION: v.crictl,
-    HL_KUBEADM_API: kubeadmApiVersion(v.kubernetes),
     HL_DEBIAN_REPO: DEBIAN_REPO_DIR,
     HL_DEBIAN_PACKAGES: DEBIAN_PACKAGES.join(' '),
     HL_ARTIFACT_KUBEADM: pathEnding(files, '/kubeadm'),
     HL_ARTIFACT_KUBELET: pathEnding(files, '/kubelet'),
     HL_ARTIFACT_KUBECTL: pathEnding(files, '/kubectl'),
-    HL_ARTIFACT_CRICTL: pathEnding(files, '-linux-amd64.tar.gz'),
+    HL_ARTIFACT_CRICTL: pathEnding(files, '/crictl'),
     HL_IMAGE_TARBALLS: imageTarballs.join(' '),
+    HL_KUBEADM_INIT_ARGS: kubeadmInitArgs(v).join(' '),
+    HL_CNI_PLUGIN: plan.cni.plugin,
+    HL_POD_ROUTES: podRoutes(plan, node).join(' '),
   };
   const lines = Object.entries(values).map(([k, val]) => `${k}='${val.replace(/'/g, `'\\''`)}'`);
   return `# Written by hybrid-lab for ${node.name}; read by vagrant/scripts/linux/lib.sh.\n${lines.join('\n')}\n`;

@@ -43,7 +43,7 @@ describe('node scripts', function () {
   it('every step names a script that exists for its OS', () => {
     const plan = kubeadmPlan();
     const linux = [
-      ...linuxBaseSteps(),
+      ...linuxBaseSteps({ runtime: 'install', cni: 'bridge' }),
       ...controlPlaneSteps().init,
       ...controlPlaneSteps().addons,
       readyStep(),

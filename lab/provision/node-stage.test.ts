@@ -28,6 +28,7 @@ describe('node stage folders', () => {
         versions: componentVersions(plan),
         source: { kind: 'none' },
         imageTarballs: [],
+        shell: { hostFiles: false },
       });
       const written = readFileSync(join(dir, 'config', '10-flannel.conf'), 'utf8');
       expect(written).to.equal(windowsCniFile(plan, win));
@@ -47,6 +48,7 @@ describe('node stage folders', () => {
       versions: componentVersions(plan),
       source: { kind: 'dir', dir: '/srv/cache' },
       imageTarballs: ['images/linux/a.tar', 'images/linux/b.tar'],
+      shell: { hostFiles: false },
     });
     expect(readdirSync(join(dir, 'config')).sort()).to.deep.equal([
       'kubeadm-init.yaml',
@@ -60,14 +62,14 @@ describe('node stage folders', () => {
       'bash',
       [
         '-c',
-        'set -euo pipefail; . "$1"; echo "$HL_NODE_IP|$HL_K8S_VERSION|$HL_ARTIFACT_KUBEADM|$HL_ARTIFACTS_HINT|$HL_IMAGE_TARBALLS|$HL_KUBEADM_API"',
+        'set -euo pipefail; . "$1"; echo "$HL_NODE_IP|$HL_K8S_VERSION|$HL_ARTIFACT_KUBEADM|$HL_ARTIFACTS_HINT|$HL_IMAGE_TARBALLS|$HL_ARTIFACTS_DIR"',
         'bash',
         join(dir, 'config', 'node.env'),
       ],
       { encoding: 'utf8' },
     );
     expect(out.trim()).to.equal(
-      '192.168.200.10|v1.30.4|kubernetes/v1.30.4/linux/amd64/kubeadm|/srv/cache|images/linux/a.tar images/linux/b.tar|kubeadm.k8s.io/v1beta3',
+      '192.168.200.10|v1.30.4|kubernetes/v1.30.4/linux/amd64/kubeadm|/srv/cache|images/linux/a.tar images/linux/b.tar|/opt/hybrid-lab/artifacts',
     );
   });
 });

@@ -9,12 +9,11 @@ import { join } from 'node:path';
 import { windowsCniConfig } from '../cni/windows-cni-config.ts';
 import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
 import type { ComponentVersions } from './component-versions.ts';
-import { renderKubeadmInitConfig } from './kubeadm-config.ts';
-import { parseKubeadmConfig } from './kubeadm-config-schema.ts';
+import { renderKubeadmInitConfig, renderKubeadmJoinConfig } from './kubeadm-config.ts';
+import { parseKubeadmConfig, parseKubeadmJoinConfig } from './kubeadm-config-schema.ts';
 import { linuxNodeEnv, windowsNodeJson } from './node-config.ts';
 import type { ArtifactSource } from './provision-settings.ts';
 import { renderManifests } from './render-manifests.ts';
-import type { SshTarget } from '../remote/ssh-node-shell.ts';
 import { STAGE, type ProvisionShell } from './step-runner.ts';
 
 export const SCRIPTS_DIR = fileURLToPath(new URL('../../vagrant/scripts/', import.meta.url));
@@ -31,6 +30,8 @@ export interface StageInput {
   source: ArtifactSource;
   /** Image tarballs (relative to the cache) this node imports. */
   imageTarballs: readonly string[];
+  /** The node's shell: where it reads artifacts, and its machine's kubelet flags. */
+  shell: Pick<ProvisionShell, 'hostFiles' | 'kubeletArgs'>;
 }
 
 /** Writes the node's local stage folder afresh and returns it. */
@@ -39,7 +40,8 @@ export function writeNodeStage(
   input: StageInput,
   scriptsDir = SCRIPTS_DIR,
 ): string {
-  const { plan, node, versions, source, imageTarballs } = input;
+  const { plan, node, versions, source, imageTarballs, shell } = input;
+  const kubeletArgs = shell.kubeletArgs ?? {};
   const dir = join(stageRoot, node.name);
   rmSync(dir, { recursive: true, force: true });
   const scripts = join(dir, 'scripts');
@@ -57,7 +59,7 @@ export function writeNodeStage(
   if (node.os === 'linux') {
     writeFileSync(
       join(config, 'node.env'),
-      linuxNodeEnv(plan, node, versions, source, imageTarballs),
+      linuxNodeEnv(plan, node, versions, source, imageTarballs, shell.hostFiles),
     );
   } else {
     writeFileSync(
@@ -67,26 +69,34 @@ export function writeNodeStage(
     writeFileSync(join(config, '10-flannel.conf'), windowsCniFile(plan, node));
   }
   if (node.role === 'control-plane') {
-    const kubeadmConfig = renderKubeadmInitConfig(plan, versions);
+    const kubeadmConfig = renderKubeadmInitConfig(plan, versions, kubeletArgs);
     parseKubeadmConfig(kubeadmConfig); // a generator bug stops here, not in kubeadm on the VM
     writeFileSync(join(config, 'kubeadm-init.yaml'), kubeadmConfig);
     mkdirSync(join(config, 'manifests'));
     for (const manifest of renderManifests(plan, versions)) {
       writeFileSync(join(config, 'manifests', manifest.file), manifest.text);
     }
+  } else if (node.os === 'linux') {
+    const joinConfig = renderKubeadmJoinConfig(plan, versions, node, kubeletArgs);
+    parseKubeadmJoinConfig(joinConfig);
+    writeFileSync(join(config, 'kubeadm-join.yaml'), joinConfig);
   }
   return dir;
 }
 
-/** Creates the node's stage folder (owned by the SSH user) and copies scripts and config in. */
+/** Creates the node's stage folder (owned by the login that uploads) and copies scripts and config in. */
 export async function pushNodeStage(
   shell: ProvisionShell,
-  target: SshTarget,
   os: PlannedNode['os'],
   localDir: string,
 ): Promise<void> {
   if (os === 'linux') {
-    await shell.exec(['sudo', 'install', '-d', '-m', '0755', '-o', target.user, STAGE.linux]);
+    // A sudo shell uploads as its login, which must own the folder.
+    await shell.exec(
+      shell.root
+        ? ['install', '-d', '-m', '0755', STAGE.linux]
+        : ['sh', '-c', 'sudo install -d -m 0755 -o "$(id -un)" "$1"', 'sh', STAGE.linux],
+    );
     await shell.exec(['rm', '-rf', `${STAGE.linux}/scripts`, `${STAGE.linux}/config`]);
   } else {
     await shell.exec(['New-Item', '-ItemType', 'Directory', '-Force', '-Path', STAGE.windows]);

@@ -8,7 +8,12 @@ import { PlainProgress } from '../log/progress.ts';
 import type { LabPlan } from '../plan/lab-plan.ts';
 import { TESTDATA } from '../testing/golden.ts';
 import { ProvisionError } from './provision-error.ts';
-import { kubeadmPreflight, provision, type ProvisionOptions } from './provision-lab.ts';
+import {
+  kubeadmPreflight,
+  provision,
+  sshProvisionShells,
+  type ProvisionOptions,
+} from './provision-lab.ts';
 import { provisionSettingsOf } from './provision-settings.ts';
 import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
 import { targetsFromSshConfig } from './ssh-config.ts';
@@ -65,6 +70,8 @@ describe('provision() against a recording runner', function () {
   let lines: string[];
   const plan = kubeadmPlan();
   const targets = () => targetsFromSshConfig(sshConfig(plan), plan);
+  const shells = (runner: RecordingRunner, list = targets()) =>
+    sshProvisionShells(plan, list, runner);
   const options = (
     runner: RecordingRunner,
     settings = provisionSettingsOf({}),
@@ -103,7 +110,7 @@ describe('provision() against a recording runner', function () {
 
   it('provisions the control plane first, then the workers in parallel, joining with a fresh token', async () => {
     const runner = fakeLab({ provisioned: false });
-    const result = await provision(plan, targets(), options(runner));
+    const result = await provision(plan, shells(runner), options(runner));
     const scripts = runner.calls
       .map((c, i) => ({ i, host: hostOf(c), script: script(c) }))
       .filter((c) => c.script !== '');
@@ -152,9 +159,9 @@ describe('provision() against a recording runner', function () {
   it('changes nothing and makes no token on a provisioned lab', async () => {
     const runner = fakeLab({ provisioned: true });
     const first = fakeLab({ provisioned: false });
-    await provision(plan, targets(), options(first));
+    await provision(plan, shells(first), options(first));
     lines = [];
-    const result = await provision(plan, targets(), options(runner));
+    const result = await provision(plan, shells(runner), options(runner));
     expect(result.changed).to.equal(0);
     expect(
       runner.calls.some(
@@ -167,7 +174,7 @@ describe('provision() against a recording runner', function () {
 
   it('a failing join names node, step, command and output tail, with the secrets masked', async () => {
     const runner = fakeLab({ provisioned: false, joinFails: true });
-    const error = await provision(plan, targets(), options(runner)).catch((e: unknown) => e);
+    const error = await provision(plan, shells(runner), options(runner)).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ProvisionError);
     const e = error as ProvisionError;
     expect(e.step).to.equal('kubeadm-join');
@@ -192,7 +199,7 @@ describe('provision() against a recording runner', function () {
       const runner = new RecordingRunner();
       const error = (await provision(
         plan,
-        targets(),
+        shells(runner),
         options(runner, provisionSettingsOf({ artifacts: { dir: cache } })),
       ).catch((e: unknown) => e)) as ProvisionError;
       expect(error).to.be.instanceOf(ProvisionError);
@@ -221,13 +228,12 @@ describe('provision() against a recording runner', function () {
   it('refuses an emulated plan and a missing target', async () => {
     const runner = new RecordingRunner();
     const emulated = { ...plan, cluster: 'emulated' as const };
-    await provision(emulated, targets(), options(runner)).then(
+    await provision(emulated, shells(runner), options(runner)).then(
       () => expect.fail('resolved'),
       (e: unknown) => expect(String(e)).to.match(/only kubeadm clusters/),
     );
-    await provision(plan, targets().slice(0, 2), options(runner)).then(
-      () => expect.fail('resolved'),
-      (e: unknown) => expect(String(e)).to.match(/win1: step connect: no SSH target/),
+    expect(() => shells(runner, targets().slice(0, 2))).to.throw(
+      /win1: step connect: no SSH target/,
     );
   });
 });

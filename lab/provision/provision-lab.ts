@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import type { CommandRunner } from '../exec/command-runner.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Progress } from '../log/progress.ts';
-import type { LabPlan, NodeOs } from '../plan/lab-plan.ts';
+import type { LabPlan } from '../plan/lab-plan.ts';
 import type { PreflightProblem } from '../errors.ts';
-import { kubeadmImageList } from './artifact-catalogue.ts';
+import { clusterNeeds, kubeadmImageList } from './artifact-catalogue.ts';
 import { artifactProblems, missingArtifacts, parseImageList } from './artifact-preflight.ts';
 import { componentVersions, type ComponentVersions } from './component-versions.ts';
 import { controlPlaneOf } from './kubeadm-config.ts';
@@ -28,8 +28,6 @@ import {
 import { SshNodeShell, type SshTarget } from '../remote/ssh-node-shell.ts';
 import type { ProvisionShell, StepReport } from './step-runner.ts';
 
-export type { SshTarget } from '../remote/ssh-node-shell.ts';
-
 export interface ProvisionOptions {
   runner: CommandRunner;
   log: Logger;
@@ -38,8 +36,8 @@ export interface ProvisionOptions {
   stateDir: string;
   /** From the spec: `provisionSettingsOf(spec)` or `provisionSettingsFromText(...)`. */
   settings: ProvisionSettings;
-  /** Makes a node's shell; default ssh/scp through `runner`. */
-  shellFor?: (target: SshTarget, os: NodeOs) => ProvisionShell;
+  /** Where the harness reaches the API server when not at the control plane's address (a relay); the kubeconfig says so. */
+  apiServer?: string;
   /** Milliseconds before retry n; default 2 s × n. */
   backoffMs?: (attempt: number) => number;
   /** How long a node may take to answer SSH; default 10 min. */
@@ -76,14 +74,13 @@ async function kubeadmImages(
   return [];
 }
 
-function shellsFor(plan: LabPlan, targets: readonly SshTarget[], options: ProvisionOptions) {
-  const make =
-    options.shellFor ??
-    ((t, os) =>
-      new SshNodeShell(t.node, { target: t }, options.runner, {
-        flavour: os === 'linux' ? 'posix' : 'powershell',
-      }));
-  const shells = new Map<string, { shell: ProvisionShell; target: SshTarget }>();
+/** SSH shells to the plan's nodes (VMs): Linux logins run root's commands through sudo. */
+export function sshProvisionShells(
+  plan: LabPlan,
+  targets: readonly SshTarget[],
+  runner: CommandRunner,
+): Map<string, ProvisionShell> {
+  const shells = new Map<string, ProvisionShell>();
   for (const node of plan.nodes) {
     const target = targets.find((t) => t.node === node.name);
     if (target === undefined) {
@@ -93,7 +90,12 @@ function shellsFor(plan: LabPlan, targets: readonly SshTarget[], options: Provis
         hint: `targets given: ${targets.map((t) => t.node).join(', ') || 'none'}`,
       });
     }
-    shells.set(node.name, { shell: make(target, node.os), target });
+    shells.set(
+      node.name,
+      new SshNodeShell(node.name, { target }, runner, {
+        flavour: node.os === 'linux' ? 'posix' : 'powershell',
+      }),
+    );
   }
   return shells;
 }
@@ -105,15 +107,14 @@ export async function kubeadmPreflight(
   runner: CommandRunner,
 ): Promise<PreflightProblem[]> {
   if (plan.cluster !== 'kubeadm') return [];
-  const { versions: overrides, imageRepository } = settings.kubeadm;
-  const versions = componentVersions(plan, overrides, imageRepository);
+  const versions = componentVersions(plan, settings.kubeadm);
   return artifactProblems(await missingArtifacts(plan, versions, settings.artifacts, runner));
 }
 
 /** Provisions every node of the plan; throws ProvisionError naming node, step, command, output. */
 export async function provision(
   plan: LabPlan,
-  targets: readonly SshTarget[],
+  shells: ReadonlyMap<string, ProvisionShell>,
   options: ProvisionOptions,
 ): Promise<ProvisionResult> {
   if (plan.cluster !== 'kubeadm') {
@@ -124,11 +125,7 @@ export async function provision(
   }
   const cp = controlPlaneOf(plan);
   const { settings, progress } = options;
-  const versions = componentVersions(
-    plan,
-    settings.kubeadm.versions,
-    settings.kubeadm.imageRepository,
-  );
+  const versions = componentVersions(plan, settings.kubeadm);
   const missing = await missingArtifacts(plan, versions, settings.artifacts, options.runner);
   if (missing.length > 0) {
     throw new ProvisionError(
@@ -140,7 +137,12 @@ export async function provision(
       },
     );
   }
-  const shells = shellsFor(plan, targets, options);
+  for (const node of plan.nodes) {
+    if (!shells.has(node.name)) {
+      throw new ProvisionError('no shell reaches this node', { node: node.name, step: 'connect' });
+    }
+  }
+  const needs = clusterNeeds(plan);
   const run = new LabProvisioner(plan, {
     ...options,
     versions,
@@ -151,7 +153,7 @@ export async function provision(
   let kubeconfig = '';
   await progress.step(`control plane ${cp.name}`, async () => {
     await run.prepare(cp);
-    await run.run(cp, [...linuxBaseSteps(), ...cpSteps.init]);
+    await run.run(cp, [...linuxBaseSteps(needs), ...cpSteps.init]);
     kubeconfig = await run.exportKubeconfig(cp);
     await run.run(cp, [...cpSteps.addons, registerStep(plan.id, cp)]);
   });
@@ -163,7 +165,7 @@ export async function provision(
       title: `${node.os} worker ${node.name}`,
       run: async () => {
         await run.prepare(node);
-        await run.run(node, node.os === 'linux' ? linuxBaseSteps() : windowsBaseSteps());
+        await run.run(node, node.os === 'linux' ? linuxBaseSteps(needs) : windowsBaseSteps());
         await run.run(node, [joinStep(node, pending.has(node.name) ? input : undefined)]);
         await run.run(cp, [registerStep(plan.id, node)]);
       },

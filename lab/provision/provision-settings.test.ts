@@ -9,10 +9,10 @@ import { caCertHash, newBootstrapToken } from './join-secrets.ts';
 import { provisionSettingsFromText, provisionSettingsOf } from './provision-settings.ts';
 
 describe('provision settings (spec fields artifacts, kubeadm)', () => {
-  it('defaults to no cache, registry.k8s.io and 3 attempts', () => {
+  it("defaults to no cache, CoreDNS, the version's registry and 3 attempts", () => {
     expect(provisionSettingsOf({ name: 'x' })).to.deep.equal({
       artifacts: { kind: 'none' },
-      kubeadm: { imageRepository: 'registry.k8s.io', retries: 3, versions: {} },
+      kubeadm: { clusterDns: 'coredns', retries: 3, versions: {} },
     });
   });
 

@@ -1,18 +1,29 @@
 /** The ordered steps of each kind of node, as data; the orchestrator runs them. */
 import type { PlannedNode } from '../plan/lab-plan.ts';
+import type { ClusterNeeds } from './artifact-catalogue.ts';
 import type { ScriptStep } from './step-runner.ts';
 
 const MIN = 60_000;
 /** Windows asks for a reboot after enabling the Containers feature (ERROR_SUCCESS_REBOOT_REQUIRED). */
 export const REBOOT_REQUIRED = 3010;
 
-/** Everything a Linux node needs before it can run kubeadm. */
-export function linuxBaseSteps(): ScriptStep[] {
+/**
+ * Everything a Linux node needs before it can run kubeadm. A VM gets its kernel settings,
+ * containerd and the Kubernetes binaries installed; a namespace node has them from its
+ * provider (which runs containerd and the kubelet's supervisor). Both import the images; with
+ * the bridge plugin, both get its config, routes and masquerade rule.
+ */
+export function linuxBaseSteps(needs: ClusterNeeds): ScriptStep[] {
   return [
-    { id: 'kernel', script: 'prepare-kernel.sh', timeoutMs: 2 * MIN },
-    { id: 'containerd', script: 'install-containerd.sh', timeoutMs: 15 * MIN },
-    { id: 'kubernetes', script: 'install-kubernetes.sh', timeoutMs: 15 * MIN },
+    ...(needs.runtime === 'install'
+      ? [
+          { id: 'kernel', script: 'prepare-kernel.sh', timeoutMs: 2 * MIN },
+          { id: 'containerd', script: 'install-containerd.sh', timeoutMs: 15 * MIN },
+          { id: 'kubernetes', script: 'install-kubernetes.sh', timeoutMs: 15 * MIN },
+        ]
+      : []),
     { id: 'images', script: 'import-images.sh', timeoutMs: 20 * MIN },
+    ...(needs.cni === 'bridge' ? [{ id: 'cni', script: 'cni-bridge.sh', timeoutMs: 2 * MIN }] : []),
   ];
 }
 

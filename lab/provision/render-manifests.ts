@@ -1,6 +1,6 @@
 /**
- * Renders manifests/flannel and manifests/windows from the plan. A template's `"{{NAME}}"` is
- * replaced by the value as a JSON string, which is also a valid YAML scalar.
+ * Renders manifests/flannel, manifests/windows and manifests/cluster-dns from the plan. A
+ * template's `"{{NAME}}"` is replaced by the value as a JSON string, also a valid YAML scalar.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -92,11 +92,17 @@ export function renderManifests(plan: LabPlan, versions: ComponentVersions): Ren
     CNI_BACKEND: plan.cni.backend,
     POD_CIDR: plan.kubernetes.podCIDR,
     API_SERVER: `${cp.ip}:${plan.kubernetes.apiServerPort}`,
+    CLUSTER_DNS_IP: plan.kubernetes.clusterDNS,
+    DNS_DOMAIN: plan.kubernetes.dnsDomain,
+    CLUSTER_DNS_IMAGE:
+      versions.clusterDns.kind === 'hl-cluster-dns' ? versions.clusterDns.image : '',
   };
-  const files = ['flannel/kube-flannel.yaml'];
+  const files: string[] = [];
+  if (plan.cni.plugin === 'flannel') files.push('flannel/kube-flannel.yaml');
   if (plan.nodes.some((n) => n.os === 'windows')) {
     files.push('windows/flannel-hostprocess.yaml', 'windows/kube-proxy-hostprocess.yaml');
   }
+  if (versions.clusterDns.kind === 'hl-cluster-dns') files.push('cluster-dns/hl-cluster-dns.yaml');
   return files.map((relative, i) => ({
     file: `${String(i + 1).padStart(2, '0')}-${relative.replace('/', '-')}`,
     text: renderTemplate(template(relative), values, `manifests/${relative}`),

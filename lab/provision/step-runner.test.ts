@@ -12,6 +12,9 @@ type Answer = Partial<RunResult>;
 
 /** A shell that answers each exec from a script of answers and records the argv. */
 class ScriptedShell implements ProvisionShell {
+  /** A VM login: root's commands go through sudo. */
+  readonly root = false;
+  readonly hostFiles = false;
   readonly calls: { argv: string[]; options: RunOptions | undefined }[] = [];
   constructor(
     readonly node: string,

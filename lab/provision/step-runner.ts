@@ -12,13 +12,24 @@ import type { NodeLogs } from './node-log.ts';
 import { ProvisionError, tailOf } from './provision-error.ts';
 import { forSsh, type NodeShell } from '../remote/node-shell.ts';
 
-/** A NodeShell that can also copy files to the node (SshNodeShell). */
+/** A NodeShell provisioning can use: it copies files to the node and says how commands run there. */
 export interface ProvisionShell extends NodeShell {
+  /** Commands already run as root (a namespace node, a sudo shell); else root's go through sudo. */
+  readonly root: boolean;
+  /** The node sees this host's files at the same paths (a namespace node): artifacts are read in place, never uploaded. */
+  readonly hostFiles: boolean;
+  /** Flags this node's kubelet needs on its machine (a namespace node's cgroup root); kubeadm passes them on. */
+  readonly kubeletArgs?: Readonly<Record<string, string>>;
   upload(
     localPaths: readonly string[],
     remoteDir: string,
     options?: RunOptions,
   ): Promise<RunResult>;
+}
+
+/** argv as root on the node: through sudo unless the shell runs as root already. */
+export function asRoot(shell: Pick<ProvisionShell, 'root'>, argv: readonly string[]): string[] {
+  return shell.root ? [...argv] : ['sudo', ...argv];
 }
 
 /** Where scripts, config and artifacts live on a node. */
@@ -63,25 +74,27 @@ export function isTransient(
   );
 }
 
-/** The argv that runs a staged script on a node of `os`. */
+/** The argv that runs a staged script on a node of `os` (as root on Linux when `shell` is given). */
 export function scriptCommand(
   os: NodeOs,
   script: string,
   args: readonly string[] = [],
-  asRoot = true,
+  shell?: Pick<ProvisionShell, 'root'>,
 ): string[] {
-  return os === 'linux'
-    ? [...(asRoot ? ['sudo'] : []), 'bash', `${STAGE.linux}/scripts/${script}`, ...args]
-    : [
-        'powershell',
-        '-NoProfile',
-        '-NonInteractive',
-        '-ExecutionPolicy',
-        'Bypass',
-        '-File',
-        `${STAGE.windows}\\scripts\\${script}`,
-        ...args,
-      ];
+  if (os === 'linux') {
+    const argv = ['bash', `${STAGE.linux}/scripts/${script}`, ...args];
+    return shell === undefined ? argv : asRoot(shell, argv);
+  }
+  return [
+    'powershell',
+    '-NoProfile',
+    '-NonInteractive',
+    '-ExecutionPolicy',
+    'Bypass',
+    '-File',
+    `${STAGE.windows}\\scripts\\${script}`,
+    ...args,
+  ];
 }
 
 export interface StepRunnerOptions {
@@ -100,7 +113,7 @@ export class StepRunner {
 
   /** Runs a staged script; see the file comment. */
   async script(shell: ProvisionShell, os: NodeOs, step: ScriptStep): Promise<StepReport> {
-    const argv = scriptCommand(os, step.script, step.args);
+    const argv = scriptCommand(os, step.script, step.args, shell);
     const { logs, redactor, attempts } = this.options;
     let reboots = 0;
     for (let attempt = 1; ; attempt++) {
@@ -208,7 +221,7 @@ export class StepRunner {
       'the step asked for a reboot; rebooting and running it again',
     );
     const restart =
-      os === 'windows' ? ['Restart-Computer', '-Force'] : ['sudo', 'systemctl', 'reboot'];
+      os === 'windows' ? ['Restart-Computer', '-Force'] : asRoot(shell, ['systemctl', 'reboot']);
     await shell.exec(restart, { check: false, timeoutMs: 30_000 });
     await sleep(this.options.backoffMs?.(1) ?? 15_000);
     await forSsh(

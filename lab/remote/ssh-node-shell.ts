@@ -41,12 +41,23 @@ export function sshOptions(target: SshTarget, connectTimeoutS = 10): string[] {
 }
 
 export class SshNodeShell implements NodeShell {
+  /** A VM has its own files: everything it needs is uploaded. */
+  readonly hostFiles = false;
+
   constructor(
     readonly node: string,
     readonly endpoint: SshEndpoint,
     private readonly runner: CommandRunner,
     readonly options: SshShellOptions,
   ) {}
+
+  /** Commands run as root: through `sudo -n` (become), or a root login. */
+  get root(): boolean {
+    const { endpoint } = this;
+    return (
+      this.options.become === true || ('target' in endpoint && endpoint.target.user === 'root')
+    );
+  }
 
   /** ssh's arguments for a remote command: argv becomes one line quoted for the remote shell. */
   sshArgv(argv: readonly string[]): string[] {

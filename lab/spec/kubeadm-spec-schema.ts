@@ -40,7 +40,17 @@ export const KubeadmSpecSchema = z
     imageRepository: z
       .string()
       .regex(/^[a-z0-9.-]+(:\d+)?(\/[a-z0-9._-]+)*$/, { error: 'expected a registry path' })
-      .default('registry.k8s.io'),
+      .optional()
+      .describe("kubeadm's registry; default that of the version (k8s.gcr.io before 1.25)."),
+    clusterDns: z
+      .enum(['coredns', 'hl-cluster-dns'])
+      .default('coredns')
+      .describe(
+        "coredns (kubeadm's addon), or hl-cluster-dns: the project's stand-in built from Debian's Kubernetes source where CoreDNS cannot be had.",
+      ),
+    agnhostImage: imageRef
+      .optional()
+      .describe('An agnhost image every node imports from the cache; the suite deploys it.'),
     /** Attempts of a step whose failure looks transient (SSH drop, apt lock, timeout). */
     retries: z.int().min(1).max(10).default(3),
     versions: ComponentVersionsSchema.prefault({}),

@@ -37,7 +37,9 @@ export const LabSpecSchema = z
     cluster: z
       .enum(['emulated', 'kubeadm'])
       .optional()
-      .describe('libvirt only: kubeadm (default) or the emulated dataplane inside Linux VMs.'),
+      .describe(
+        'netns: emulated (default) or kubeadm (real Kubernetes, Linux nodes in namespaces); libvirt: kubeadm (default) or emulated inside Linux VMs.',
+      ),
     kubernetes: z
       .strictObject({
         version: z
@@ -54,7 +56,12 @@ export const LabSpecSchema = z
       .prefault({}),
     cni: z
       .strictObject({
-        plugin: z.literal('flannel').default('flannel'),
+        plugin: z
+          .enum(['flannel', 'bridge'])
+          .default('flannel')
+          .describe(
+            "flannel, or bridge: Debian's CNI bridge + host-local with host-gw routes (kubeadm Linux labs).",
+          ),
         backend: z.enum(['vxlan', 'host-gw']).default('vxlan'),
       })
       .prefault({}),

@@ -149,7 +149,36 @@ const CASES: [string, string, string, string][] = [
     'no Linux control plane',
   ],
   ['no nodes', 'name: t\nprovider: netns\n', 'nodes', 'at least one node'],
-  ['netns with kubeadm', `${GOOD}cluster: kubeadm\n`, 'cluster', 'emulated dataplane'],
+  [
+    'netns kubeadm with a Windows node',
+    `${GOOD}cluster: kubeadm\n`,
+    'nodes[1].os',
+    'a Windows node needs a Windows VM',
+  ],
+  [
+    'netns kubeadm with flannel',
+    `${GOOD}cluster: kubeadm\n`,
+    'cni.plugin',
+    'use the CNI bridge plugin',
+  ],
+  [
+    'netns kubeadm without a cache folder',
+    `${GOOD}cluster: kubeadm\n`,
+    'artifacts',
+    'cache folder',
+  ],
+  [
+    'bridge CNI on the emulated dataplane',
+    `${GOOD}cni: { plugin: bridge, backend: host-gw }\n`,
+    'cni.plugin',
+    'emulates flannel',
+  ],
+  [
+    'bridge CNI over vxlan',
+    `${GOOD}cluster: kubeadm\ncni: { plugin: bridge, backend: vxlan }\n`,
+    'cni.backend',
+    'like host-gw',
+  ],
   [
     'netns with hypervisors',
     `${GOOD}hypervisors: [{ name: hv1, uri: "qemu:///system" }]\n`,

@@ -41,6 +41,9 @@ export async function ensureBookwormRootfs(runner: CommandRunner, dir: string): 
 }
 
 export class DebianSandbox implements ProvisionShell, AsyncDisposable {
+  /** Commands run as root in the container; files are copied into its own root filesystem. */
+  readonly root = true;
+  readonly hostFiles = false;
   #process: BackgroundProcess | undefined;
   #stopped = false;
 

@@ -35,3 +35,31 @@ export function kubeadmPlan(
   );
   return planLab(spec, 'test');
 }
+
+/** The netns-kubeadm preset's plan: Kubernetes 1.20.2 on three namespace nodes, CNI bridge. */
+export function namespaceKubeadmPlan(): LabPlan {
+  return planLab(
+    validateSpec(
+      {
+        name: 'nk',
+        provider: 'netns',
+        cluster: 'kubeadm',
+        kubernetes: { version: '1.20.2' },
+        cni: { plugin: 'bridge', backend: 'host-gw' },
+        artifacts: { dir: '/var/cache/hybrid-lab/kubernetes/v1.20.2' },
+        kubeadm: { clusterDns: 'hl-cluster-dns' },
+        nodes: [
+          { name: 'cp1', os: 'linux', role: 'control-plane' },
+          { name: 'lin1', os: 'linux', role: 'worker' },
+          { name: 'lin2', os: 'linux', role: 'worker' },
+        ],
+      },
+      'test',
+    ),
+    'test',
+  );
+}
+
+/** The Debian-built kubeadm of the artifact cache (vagrant/artifacts/kubernetes/build.sh), if built here. */
+export const CACHED_KUBEADM =
+  '/var/cache/hybrid-lab/kubernetes/v1.20.2/kubernetes/v1.20.2/linux/amd64/kubeadm';

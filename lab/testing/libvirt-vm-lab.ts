@@ -11,7 +11,7 @@ import type { LabPlan } from '../plan/lab-plan.ts';
 import { targetsFromSshConfig } from '../provision/ssh-config.ts';
 import type { SshTarget } from '../remote/ssh-node-shell.ts';
 import { registeredProviders } from '../providers/registry.ts';
-import { labProcesses } from '../providers/libvirt/lab-processes.ts';
+import { labProcesses } from '../exec/lab-processes.ts';
 import { libvirtDir } from '../providers/libvirt/libvirt-names.ts';
 import { LibvirtStateStore } from '../providers/libvirt/libvirt-state.ts';
 import { Virsh, type LabResource } from '../providers/libvirt/virsh.ts';

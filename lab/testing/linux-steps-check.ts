@@ -81,6 +81,9 @@ export interface LinuxStepsCheckOptions {
   volatile?: readonly string[];
 }
 
+/** A VM's Linux node: the provisioner installs the runtime; flannel, as the default lab. */
+const VM_NEEDS = { runtime: 'install', cni: 'flannel' } as const;
+
 export class LinuxStepsCheck {
   readonly provisioner: LabProvisioner;
   readonly shell: SshNodeShell;
@@ -114,7 +117,7 @@ export class LinuxStepsCheck {
       settings: { ...provisionSettingsOf({}), artifacts: { kind: 'dir', dir: options.cache } },
       versions: this.#versions,
       kubeadmImages: [],
-      shells: new Map([[node.name, { shell: this.shell, target }]]),
+      shells: new Map([[node.name, this.shell]]),
       sshTimeoutMs: 60_000,
     });
   }
@@ -172,7 +175,7 @@ export class LinuxStepsCheck {
   async kubernetesStops(): Promise<void> {
     const before = await this.#stateHash();
     await this.root(`touch ${MARK}`);
-    const kubernetes = linuxBaseSteps().find((s) => s.id === 'kubernetes')!;
+    const kubernetes = linuxBaseSteps(VM_NEEDS).find((s) => s.id === 'kubernetes')!;
     const error = await this.#timed('kubernetesStep', () =>
       this.provisioner.run(this.node, [kubernetes]).catch((e: unknown) => e),
     );
@@ -199,7 +202,7 @@ export class LinuxStepsCheck {
     await this.provisioner.prepare(this.node);
     await this.provisioner.run(
       this.node,
-      linuxBaseSteps().filter((s) => s.id !== 'kubernetes'),
+      linuxBaseSteps(VM_NEEDS).filter((s) => s.id !== 'kubernetes'),
     );
     return Object.fromEntries(this.provisioner.reports.slice(from).map((r) => [r.step, r.changed]));
   }

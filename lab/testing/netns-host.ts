@@ -6,7 +6,8 @@ import type { CommandRunner } from '../exec/command-runner.ts';
 import { ExecaRunner } from '../exec/execa-runner.ts';
 import { silentLogger } from '../log/logger.ts';
 import { PlainProgress } from '../log/progress.ts';
-import type { LabProvider, ProviderContext } from '../providers/lab-provider.ts';
+import type { EmulatedCluster } from '../cluster/emulated-cluster.ts';
+import type { StartedLab, LabProvider, ProviderContext } from '../providers/lab-provider.ts';
 import { processAlive as alive } from '../exec/process-alive.ts';
 import { listNamespaces, pidsIn } from '../cluster/dataplane/namespace-cleanup.ts';
 import { netnsPreflight } from '../providers/netns/netns-preflight.ts';
@@ -100,4 +101,10 @@ export async function labPids(runner: CommandRunner, prefix: string): Promise<nu
 
 export function alivePids(pids: readonly number[]): number[] {
   return pids.filter(alive);
+}
+
+/** The emulated cluster of a lab a test brought up as emulated (fails loudly otherwise). */
+export function emulatedCluster(lab: StartedLab): EmulatedCluster {
+  if (lab.cluster === undefined) throw new Error(`lab ${lab.plan.id} has no emulated cluster`);
+  return lab.cluster;
 }

@@ -12,6 +12,7 @@ import {
 } from '../model/workload-names.ts';
 import type { Os } from '../../lab/contracts/cells.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
+import { probeArgs } from './probe-args.ts';
 import type {
   DeployedPod,
   LabDriver,
@@ -22,19 +23,6 @@ import type {
 } from '../model/lab-driver.ts';
 
 const SERVICE_PORT = 80;
-
-/** The probe.mjs arguments for a request. */
-export function probeArgs(request: ProbeRequest, timeoutMs: number): string[] {
-  const timeout = ['--timeout-ms', String(timeoutMs)];
-  switch (request.kind) {
-    case 'http':
-      return ['http', request.url, ...timeout];
-    case 'dns':
-      return ['dns', request.name, ...timeout];
-    case 'tcp':
-      return ['tcp', request.host, String(request.port), ...timeout];
-  }
-}
 
 export class EmulatedDriver implements LabDriver {
   readonly info;
@@ -150,21 +138,25 @@ export class EmulatedDriver implements LabDriver {
     timeoutMs: number,
   ): Promise<ProbeReply> {
     const namespace = this.#namespace ?? '';
-    return (await this.cluster.probe(pod.name, namespace, probeArgs(request, timeoutMs), {
+    return this.cluster.probe(pod.name, namespace, probeArgs(request, timeoutMs), {
       timeoutMs: timeoutMs + 5000,
-    })) as ProbeReply;
+    });
   }
 
   async probeFromOutside(request: ProbeRequest, timeoutMs: number): Promise<ProbeReply> {
-    return (await this.cluster.probeOutside(probeArgs(request, timeoutMs), {
+    return this.cluster.probeOutside(probeArgs(request, timeoutMs), {
       timeoutMs: timeoutMs + 5000,
-    })) as ProbeReply;
+    });
   }
 
   async cleanup(): Promise<void> {
     const namespace = this.#namespace;
-    this.#namespace = undefined;
     if (namespace !== undefined) await this.cluster.deleteNamespace(namespace);
+    this.#namespace = undefined;
+  }
+
+  pending(): string[] {
+    return this.#namespace === undefined ? [] : [`the run's pods in namespace ${this.#namespace}`];
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -1,5 +1,12 @@
 /** Finds the lab the suite runs against: $LAB, else .lab/current, else $KUBECONFIG (existing). */
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { LabPlan } from '../../lab/plan/lab-plan.ts';
+import { artifactProvenance } from '../../lab/provision/artifact-provenance.ts';
+import {
+  provisionSettingsFromText,
+  type ProvisionSettings,
+} from '../../lab/provision/provision-settings.ts';
 import { openLab } from '../../lab/lifecycle/open-lab.ts';
 import { fileLogger } from '../../lab/log/logger.ts';
 import { kubeconfigPath } from '../../lab/providers/existing/existing-provider.ts';
@@ -32,6 +39,10 @@ export async function openDriver(env: NodeJS.ProcessEnv = process.env): Promise<
   }
   const kubeconfig =
     plan.provider === 'existing' ? kubeconfigPath(plan, env) : join(paths.dir, 'kubeconfig');
+  const settings =
+    plan.provider === 'existing'
+      ? undefined
+      : provisionSettingsFromText(readFileSync(paths.spec, 'utf8'), paths.spec, process.cwd());
   return openKubernetes(
     kubeconfig,
     {
@@ -40,9 +51,30 @@ export async function openDriver(env: NodeJS.ProcessEnv = process.env): Promise<
       provider: plan.provider,
       cni: `${plan.cni.plugin}/${plan.cni.backend}`,
     },
-    // The suite's API calls, execs and host commands go to the lab's harness log like every step.
-    { log: fileLogger(paths.harnessLog, { component: 'suite' }) },
+    {
+      // The suite's API calls, execs and host commands go to the lab's harness log like every step.
+      log: fileLogger(paths.harnessLog, { component: 'suite' }),
+      ...(lab.outside === undefined ? {} : { outside: lab.outside }),
+      ...(settings?.kubeadm.agnhostImage === undefined
+        ? {}
+        : { image: settings.kubeadm.agnhostImage }),
+      facts: labFacts(plan, settings),
+    },
   );
+}
+
+/** What a real lab says of itself in the results: how its Kubernetes was built, what its nodes are. */
+function labFacts(plan: LabPlan, settings: ProvisionSettings | undefined): Record<string, string> {
+  const facts: Record<string, string> = {};
+  if (plan.provider === 'netns') {
+    facts.nodes =
+      'Linux only: network, mount and UTS namespaces of one host, each running its own containerd, kubelet and kube-proxy';
+  }
+  if (settings?.artifacts.kind === 'dir') {
+    const provenance = artifactProvenance(settings.artifacts.dir);
+    if (provenance !== undefined) facts.build = provenance;
+  }
+  return facts;
 }
 
 /** Loads the Kubernetes driver on use: its client costs over a second that emulated labs never need. */

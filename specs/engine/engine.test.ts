@@ -127,6 +127,7 @@ function fakeDriver(replies: ProbeReply[], log: string[]): LabDriver {
     },
     probeFromOutside: () => Promise.resolve({ result: 'ok' }),
     cleanup: () => Promise.resolve(),
+    pending: () => [],
     [Symbol.asyncDispose]: () => Promise.resolve(),
   };
 }

@@ -72,6 +72,12 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
     const onSignal = (): void => {
       report.write(signal);
       const die = (): void => {
+        const left = driver?.pending() ?? [];
+        if (left.length > 0) {
+          process.stderr.write(
+            `hybrid-lab: interrupted by ${signal}; left behind: ${left.join('; ')}\n`,
+          );
+        }
         process.off(signal, onSignal);
         process.kill(process.pid, signal);
       };

@@ -1,6 +1,6 @@
 /** Everything a suite run reads from its environment and flags, checked before anything runs. */
 import { randomBytes } from 'node:crypto';
-import { LabError } from '../../lab/errors.ts';
+import { positiveIntSetting, SettingError } from '../model/settings.ts';
 import { loadProfile, type Profile } from './profile.ts';
 import { selectionFromArgv, type Selection } from './selection.ts';
 
@@ -23,23 +23,6 @@ export interface SuiteSettings {
   runId: string;
 }
 
-/** A setting of the suite has a value it cannot use. */
-export class SettingError extends LabError {
-  override readonly name = 'SettingError';
-}
-
-/** A positive integer from the environment, else `fallback`; anything else names the variable. */
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name];
-  if (text === undefined || text === '') return fallback;
-  if (!/^[1-9][0-9]*$/.test(text)) {
-    throw new SettingError(`${name} must be a positive integer, got "${text}"`, {
-      hint: `unset ${name} for the default (${fallback})`,
-    });
-  }
-  return Number(text);
-}
-
 /** The run's settings; throws SettingError naming the setting and what it allows. */
 export function suiteSettings(env: NodeJS.ProcessEnv, argv: readonly string[]): SuiteSettings {
   let profile: Profile;
@@ -57,10 +40,10 @@ export function suiteSettings(env: NodeJS.ProcessEnv, argv: readonly string[]): 
   const serial = argv.includes('--serial');
   return {
     profile,
-    concurrency: serial ? 1 : positiveInt(env, 'CONCURRENCY', 8),
-    timeoutMs: positiveInt(env, 'PROBE_TIMEOUT_MS', DEFAULT_PROBE_TIMEOUT_MS),
+    concurrency: serial ? 1 : positiveIntSetting(env, 'CONCURRENCY', 8),
+    timeoutMs: positiveIntSetting(env, 'PROBE_TIMEOUT_MS', DEFAULT_PROBE_TIMEOUT_MS),
     retries: 2,
-    deployTimeoutMs: positiveInt(env, 'DEPLOY_TIMEOUT_MS', 300_000),
+    deployTimeoutMs: positiveIntSetting(env, 'DEPLOY_TIMEOUT_MS', 300_000),
     selection,
     runId: `${new Date().toISOString().slice(0, 10).replace(/-/g, '')}-${randomBytes(3).toString('hex')}`,
   };

@@ -106,7 +106,8 @@ describe('matrix expansion', () => {
     const nat = cells.find((c) => c.meta.cell === 'outbound-nat/windows/win2/ip')!.probe!(w);
     expect(nat.check).to.deep.equal({ kind: 'source-ip', expect: '192.168.200.14' });
     const search = cells.find((c) => c.meta.cell === 'dns/search-list/windows/dns')!.probe!(w);
-    expect(search.request).to.deep.equal({ kind: 'dns', name: 'kubernetes.default' });
+    // Looked up with curl to the port the kubernetes Service answers (443): no wait on port 80.
+    expect(search.request).to.deep.equal({ kind: 'dns', name: 'kubernetes.default', port: 443 });
     expect(search.check).to.deep.equal({ kind: 'answer', expect: '10.96.0.1' });
   });
 

@@ -31,6 +31,9 @@ function podEnd(os: Os, node: string, name?: string): Endpoint {
   return { os, node, label: `${os} pod`, ...(name === undefined ? {} : { name }) };
 }
 
+/** The `kubernetes` Service's port (https). */
+const KUBERNETES_SERVICE_PORT = 443;
+
 const OUTSIDE: Endpoint = { os: 'external', node: 'outside', label: 'external' };
 
 /** The id fields every cell shares, from its key. */
@@ -243,13 +246,13 @@ function dns(row: Extract<MatrixRow, { kind: 'dns' }>, nodes: readonly SuiteNode
       meta,
       probe: (w) => {
         const svc = service(w, 'linux');
-        const [name, expect] =
+        const [name, expect, port] =
           row.lookup === 'short-name'
-            ? [svc.name, svc.clusterIP]
+            ? [svc.name, svc.clusterIP, svc.port]
             : row.lookup === 'fqdn'
-              ? [svc.fqdn, svc.clusterIP]
-              : ['kubernetes.default', w.apiServiceIP];
-        return { from, request: { kind: 'dns', name }, check: { kind: 'answer', expect } };
+              ? [svc.fqdn, svc.clusterIP, svc.port]
+              : ['kubernetes.default', w.apiServiceIP, KUBERNETES_SERVICE_PORT];
+        return { from, request: { kind: 'dns', name, port }, check: { kind: 'answer', expect } };
       },
     },
   ];

@@ -1,6 +1,9 @@
 /** What the suite needs from a lab, whatever provides it (netns namespaces or a real cluster). */
 import type { RunInfo } from '../../lab/contracts/results-file.ts';
 import type { Os } from '../../lab/contracts/cells.ts';
+import type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
+
+export type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
 
 export interface SuiteNode {
   name: string;
@@ -42,22 +45,9 @@ export interface Workloads {
 /** One request a probe makes; the same on every driver. */
 export type ProbeRequest =
   | { kind: 'http'; url: string }
-  | { kind: 'dns'; name: string }
+  /** `port`: where the looked-up Service answers (drivers that look up with an HTTP client connect there); default 80. */
+  | { kind: 'dns'; name: string; port?: number }
   | { kind: 'tcp'; host: string; port: number };
-
-/** What the probe program reported (lab/cluster/workload/probe.mjs's JSON line, or the same from agnhost). */
-export interface ProbeReply {
-  result: 'ok' | 'timeout' | 'refused' | 'unreachable' | 'nxdomain' | 'http-error' | 'error';
-  status?: number;
-  /** Kept for logs: the first 4 KiB. */
-  body?: string;
-  /** HTTP body bytes received in total. */
-  bytes?: number;
-  addresses?: string[];
-  /** HTTP: the address the client connected to (what a name resolved to, or the IP given). */
-  peer?: string;
-  error?: string;
-}
 
 export interface LabDriver extends AsyncDisposable {
   /** Facts for results and JUnit properties (no run id/profile yet). */
@@ -74,4 +64,6 @@ export interface LabDriver extends AsyncDisposable {
   probeFromOutside(request: ProbeRequest, timeoutMs: number): Promise<ProbeReply>;
   /** Removes what deploy() created. Idempotent. */
   cleanup(): Promise<void>;
+  /** What cleanup() has not removed yet, for a warning when it cannot be waited for. */
+  pending(): string[];
 }

@@ -32,6 +32,8 @@ function addProperties(suite: TestSuite, report: Report): void {
     ['emulated', run.emulated ? 'yes' : 'no'],
     ['kubernetes-version', run.kubernetesVersion],
     ['cni', run.cni],
+    ...(run.clusterDns === undefined ? [] : [['cluster-dns', run.clusterDns] as [string, string]]),
+    ...Object.entries(run.facts ?? {}).map(([k, v]) => [`fact.${k}`, v] as [string, string]),
     ['profile', run.profile],
     ['run-id', run.runId],
     ['started-at', run.startedAt],

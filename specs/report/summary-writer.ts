@@ -85,6 +85,8 @@ function runInfo(report: Report): string[] {
     ['provider', `${run.provider}${run.emulated ? ' (emulated)' : ''}`],
     ['kubernetes', run.kubernetesVersion],
     ['cni', run.cni],
+    ...(run.clusterDns === undefined ? [] : [['cluster DNS', run.clusterDns] as [string, string]]),
+    ...Object.entries(run.facts ?? {}),
     ['profile', run.profile],
     ['started', run.startedAt],
   ];

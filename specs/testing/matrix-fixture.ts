@@ -110,6 +110,10 @@ class ScriptedDriver implements LabDriver {
     return Promise.resolve();
   }
 
+  pending(): string[] {
+    return this.cleanedUp ? [] : ['namespace hybrid-lab-fixture-run-1 (not yet deleted)'];
+  }
+
   [Symbol.asyncDispose](): Promise<void> {
     return this.cleanup();
   }

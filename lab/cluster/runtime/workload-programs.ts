@@ -75,25 +75,42 @@ export function probeArgv(
   return [at.node, join(at.dir, 'probe.mjs'), ...args];
 }
 
-/** What probe.mjs prints (one JSON line); `result` is ok|timeout|refused|unreachable|nxdomain|http-error|error. */
-export interface ProbeOutcome {
-  result: string;
-  body?: string;
+const PROBE_RESULTS = [
+  'ok',
+  'timeout',
+  'refused',
+  'unreachable',
+  'nxdomain',
+  'http-error',
+  'error',
+] as const;
+
+/** What a probe reports: probe.mjs's JSON line, or the same made from agnhost's output. */
+export interface ProbeReply {
+  result: (typeof PROBE_RESULTS)[number];
   status?: number;
+  /** Kept for logs: the first 4 KiB. */
+  body?: string;
+  /** HTTP body bytes received in total. */
+  bytes?: number;
   addresses?: string[];
+  /** HTTP: the address the client connected to (what a name resolved to, or the IP given). */
+  peer?: string;
   error?: string;
-  [key: string]: unknown;
 }
 
-/** The one JSON line probe.mjs printed; a crash before it becomes result "error". */
-export function parseProbe(result: RunResult): ProbeOutcome {
+/** The one JSON line probe.mjs printed; a crash before it, or a line without a known result, is an "error". */
+export function parseProbe(result: RunResult): ProbeReply {
   const line = result.stdout.trim().split('\n').pop() ?? '';
+  const printed = `${result.stdout}${result.stderr}`.trim().slice(0, 500);
   try {
-    return JSON.parse(line) as ProbeOutcome;
+    const reply = JSON.parse(line) as ProbeReply;
+    if (PROBE_RESULTS.includes(reply.result)) return reply;
   } catch {
-    return {
-      result: 'error',
-      error: `probe printed no JSON (exit ${result.exitCode}): ${`${result.stdout}${result.stderr}`.trim().slice(0, 500)}`,
-    };
+    // no JSON: said below
   }
+  return {
+    result: 'error',
+    error: `probe printed no result (exit ${result.exitCode}): ${printed}`,
+  };
 }

@@ -181,8 +181,9 @@ function noShell(node: string): never {
 }
 
 class ExistingLab implements StartedLab {
-  /** A real cluster: nothing is emulated. */
+  /** A real cluster: nothing is emulated; this host is outside it. */
   readonly cluster = undefined;
+  readonly outside = undefined;
 
   constructor(
     readonly plan: LabPlan,

@@ -17,7 +17,7 @@ import { NetnsPodRuntime } from '../../cluster/runtime/pod-runtime.ts';
 import { ShellPodRuntime } from '../../cluster/runtime/shell-pod-runtime.ts';
 import { buildVmNode } from '../../cluster/dataplane/vm-node-setup.ts';
 import { installNodePrograms } from '../../cluster/runtime/vm-programs.ts';
-import { LAB_ID_ENV } from './libvirt-names.ts';
+import { LAB_ID_ENV } from '../../exec/lab-processes.ts';
 
 /** `.lab/<name>/emulated/`: the emulated cluster's state (cluster.json, cni/). */
 export function emulatedDir(stateDir: string): string {

@@ -15,7 +15,7 @@ import { silentLogger } from '../../log/logger.ts';
 import { componentVersions } from '../../provision/component-versions.ts';
 import { LinuxStepsCheck, writeStandInImages } from '../../testing/linux-steps-check.ts';
 import { kubeadmPlan } from '../../testing/kubeadm-plans.ts';
-import { labProcesses } from './lab-processes.ts';
+import { labProcesses } from '../../exec/lab-processes.ts';
 import {
   REPO,
   URIS,

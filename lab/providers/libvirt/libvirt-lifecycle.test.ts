@@ -16,7 +16,7 @@ import {
   labIdInEnviron,
   labProcesses,
   stampedProcesses,
-} from './lab-processes.ts';
+} from '../../exec/lab-processes.ts';
 import { LibvirtProvider } from './libvirt-provider.ts';
 import { libvirtPreflight } from './libvirt-preflight.ts';
 import { libvirtPlan } from '../../testing/libvirt-plans.ts';

@@ -8,9 +8,6 @@ import type { LabPlan } from '../../plan/lab-plan.ts';
 /** Prefix of every hybrid-lab resource; what `lab reap` without a lab id removes. */
 export const ALL_LABS_PREFIX = 'hl-';
 
-/** The environment variable stamped on every process a lab starts (vagrant, ssh, echo). */
-export const LAB_ID_ENV = 'HL_LAB_ID';
-
 /** Folders of `.lab/<name>/` the provider uses itself; a hypervisor may not be named so. */
 export const RESERVED_DIRS = ['logs', 'libvirt', 'netns'] as const;
 

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProviderError } from '../../errors.ts';
 import type { LabPlan, PlannedHypervisor } from '../../plan/lab-plan.ts';
-import { kubeadmPreflight, provision } from '../../provision/provision-lab.ts';
+import { kubeadmPreflight, provision, sshProvisionShells } from '../../provision/provision-lab.ts';
 import {
   provisionSettingsFromText,
   type ProvisionSettings,
@@ -16,7 +16,7 @@ import { targetsFromSshConfig } from '../../provision/ssh-config.ts';
 import type { LabProvider, ProviderContext } from '../lab-provider.ts';
 import type { PreflightProblem } from '../../errors.ts';
 import { emulatedPreflight, hostAddresses, installEmulatedCluster } from './emulated-vms.ts';
-import { labProcesses, stampedProcesses } from './lab-processes.ts';
+import { labProcesses, stampedProcesses } from '../../exec/lab-processes.ts';
 import { chooseDriver, type DriverChoice } from './kvm-probe.ts';
 import { kvmProbeName, libvirtDir } from './libvirt-names.ts';
 import { libvirtPreflight, type PreflightFacts } from './libvirt-preflight.ts';
@@ -164,7 +164,7 @@ export class LibvirtProvider implements LabProvider {
       const began = performance.now();
       const { runner, log, stateDir } = this.context;
       const targets = targetsFromSshConfig(readFileSync(state.sshConfig, 'utf8'), plan);
-      await provision(plan, targets, {
+      await provision(plan, sshProvisionShells(plan, targets, runner), {
         runner,
         log: log.child({ component: 'provision' }),
         progress,

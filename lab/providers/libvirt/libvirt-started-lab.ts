@@ -14,6 +14,8 @@ import { Virsh } from './virsh.ts';
 export class LibvirtStartedLab implements StartedLab {
   /** The emulated cluster inside the VMs (cluster: emulated); results must be labelled emulated. */
   readonly cluster: EmulatedCluster | undefined;
+  /** The harness host plays outside: it sits on the lab network (the hypervisor, or the bridge). */
+  readonly outside = undefined;
   #down: Promise<void> | undefined;
 
   constructor(

@@ -9,7 +9,7 @@ import type { CommandRunner } from '../../exec/command-runner.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
 import { settleAll } from '../../wait/poll.ts';
-import { killLabProcesses } from './lab-processes.ts';
+import { killLabProcesses } from '../../exec/lab-processes.ts';
 import { libvirtDir, projectDir } from './libvirt-names.ts';
 import { VagrantProject } from './vagrant-project.ts';
 import { Virsh } from './virsh.ts';

@@ -6,7 +6,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { join } from 'node:path';
 import { ProviderError } from '../../errors.ts';
 import type { CommandRunner } from '../../exec/command-runner.ts';
-import { LAB_ID_ENV } from './libvirt-names.ts';
+import { LAB_ID_ENV } from '../../exec/lab-processes.ts';
 import { VAGRANTFILE } from './repo-paths.ts';
 
 /** What vagrant/Vagrantfile reads besides the plan (HL_PROJECT). */

@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProviderError } from '../../errors.ts';
+import { LAB_ID_ENV } from '../../exec/lab-processes.ts';
 import { formatCidr, overlaps, parseCidr, type Cidr } from '../../net/ipv4.ts';
 import type { LabPlan, PlannedHypervisor } from '../../plan/lab-plan.ts';
 import { serializePlan } from '../../plan/plan-lab.ts';
@@ -13,7 +14,6 @@ import { settleAll } from '../../wait/poll.ts';
 import type { DriverChoice } from './kvm-probe.ts';
 import { configureLabNic } from './lab-nic.ts';
 import {
-  LAB_ID_ENV,
   labNetworkName,
   libvirtDir,
   sshConfigFile,

@@ -6,13 +6,14 @@ import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { windowsCniConfig } from '../../cni/windows-cni-config.ts';
 import type { CniBackend } from '../../plan/lab-plan.ts';
-import type { ProbeOutcome } from '../../cluster/runtime/workload-programs.ts';
+import type { ProbeReply } from '../../cluster/runtime/workload-programs.ts';
 import { fixturePlan } from '../../testing/fixture-plan.ts';
 import { nodeNamespace } from '../../cluster/dataplane/names.ts';
 import { macForIp } from '../../cluster/dataplane/pod-network.ts';
 import { NetnsProvider } from './netns-provider.ts';
-import type { NetnsStartedLab } from './netns-started-lab.ts';
+import type { StartedLab } from '../lab-provider.ts';
 import {
+  emulatedCluster,
   reapStaleTestLabs,
   removeTestStateDirs,
   alivePids,
@@ -40,7 +41,7 @@ for (let i = 0; i < 16; i++) {
 console.log(JSON.stringify([...seen].sort()));
 `;
 
-function sourceIp(outcome: ProbeOutcome): string {
+function sourceIp(outcome: ProbeReply): string {
   expect(outcome.result, JSON.stringify(outcome)).to.equal('ok');
   return String(outcome.body).split(':')[0] ?? '';
 }
@@ -66,11 +67,11 @@ describe('netns provider: hybrid dataplane with real packets', function () {
       const plan = fixturePlan({ id: testLabId(backend === 'vxlan' ? 'vx' : 'hg'), backend });
       const node = Object.fromEntries(plan.nodes.map((n) => [n.name, n]));
       const ip: Record<string, string> = {};
-      let started: NetnsStartedLab | undefined;
+      let started: StartedLab | undefined;
       const lab = {
         get cluster() {
           if (started === undefined) throw new Error('the lab did not come up');
-          return started.cluster;
+          return emulatedCluster(started);
         },
       };
       let rootBefore: Record<string, string>;
@@ -81,7 +82,7 @@ describe('netns provider: hybrid dataplane with real packets', function () {
       before(async () => {
         rootBefore = await rootNetnsSnapshot(context.runner);
         started = await new NetnsProvider(context).up(plan);
-        const cluster = started.cluster;
+        const cluster = emulatedCluster(started);
         await Promise.all(
           plan.nodes.map(async (n) => {
             const labels = { os: n.os, node: n.name, conformance: 'yes' };
@@ -308,13 +309,13 @@ describe('netns provider: hybrid dataplane with real packets', function () {
           ...testContext(),
           stateDir: context.stateDir,
         }).attach(plan);
-        const late = await other.cluster.createPod({
+        const late = await emulatedCluster(other).createPod({
           name: 'late',
           namespace: 'tmp',
           node: 'win2',
           labels: { app: 'late' },
         });
-        const svc = await other.cluster.createService({
+        const svc = await emulatedCluster(other).createService({
           name: 'late',
           namespace: 'tmp',
           type: 'ClusterIP',
@@ -326,7 +327,7 @@ describe('netns provider: hybrid dataplane with real packets', function () {
         expect(sourceIp(await probe('cp1', 'http', `http://${svc.clusterIP}/clientip`))).to.equal(
           ip.cp1,
         );
-        await other.cluster.deleteNamespace('tmp');
+        await emulatedCluster(other).deleteNamespace('tmp');
         expect(
           (await probe('cp1', 'http', `http://${svc.clusterIP}/clientip`, '--timeout-ms', '300'))
             .result,

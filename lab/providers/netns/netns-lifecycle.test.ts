@@ -11,6 +11,7 @@ import { fixturePlan, HYBRID_NODES } from '../../testing/fixture-plan.ts';
 import { netnsPreflight } from './netns-preflight.ts';
 import { NetnsProvider } from './netns-provider.ts';
 import {
+  emulatedCluster,
   alivePids,
   labNamespaces,
   labPids,
@@ -142,7 +143,12 @@ describe('netns provider lifecycle (integration)', function () {
     const plan = fixturePlan({ id: testLabId('reap') });
     const first = testContext();
     const lab = await new NetnsProvider(first).up(plan);
-    await lab.cluster.createPod({ name: 'orphan', namespace: 'default', node: 'win1', labels: {} });
+    await emulatedCluster(lab).createPod({
+      name: 'orphan',
+      namespace: 'default',
+      node: 'win1',
+      labels: {},
+    });
     const neighbour = `${plan.id}-x-sw`; // the switch of lab <id>-x
     await first.runner.run('ip', ['netns', 'add', neighbour]);
     try {

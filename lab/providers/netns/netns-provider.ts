@@ -18,7 +18,15 @@ import {
   removeNamespaces,
 } from '../../cluster/dataplane/namespace-cleanup.ts';
 import { ALL_LABS_PREFIX, labIdOf, ownedBy, prefixOfLab } from '../../cluster/dataplane/names.ts';
-import { netnsPreflight } from './netns-preflight.ts';
+import { kubeadmNodePreflight, netnsPreflight } from './netns-preflight.ts';
+import {
+  attachKubeadmLab,
+  bringUpKubeadmLab,
+  reapMachines,
+  teardownKubeadmLab,
+  type NetnsKubeadmLab,
+} from './kubeadm/kubeadm-lab.ts';
+import { machineLabIds } from './kubeadm/machine-teardown.ts';
 import {
   NetnsStartedLab,
   netnsDir,
@@ -39,15 +47,18 @@ export class NetnsProvider implements LabProvider {
 
   constructor(private readonly context: ProviderContext) {}
 
-  /** The same checks for every plan: root, iproute2, iptables, node, workloads, br_netfilter. */
-  preflight(): Promise<PreflightProblem[]> {
-    return netnsPreflight(this.context.runner);
+  /** Root, iproute2, iptables, node, workloads, br_netfilter; for kubeadm labs the node runtime and the artifact cache too. */
+  async preflight(plan?: LabPlan): Promise<PreflightProblem[]> {
+    const problems = await netnsPreflight(this.context.runner);
+    if (plan?.cluster === 'kubeadm')
+      problems.push(...(await kubeadmNodePreflight(this.context, plan)));
+    return problems;
   }
 
   /** All-or-nothing: a failure removes whatever was created, logs each cleanup error, rethrows the first error. */
-  async up(plan: LabPlan): Promise<NetnsStartedLab> {
+  async up(plan: LabPlan): Promise<NetnsStartedLab | NetnsKubeadmLab> {
     const { runner, log } = this.context;
-    const problems = await this.preflight();
+    const problems = await this.preflight(plan);
     if (problems.length > 0) {
       throw new ProviderError(
         `netns provider cannot run here: ${problems.map((p) => p.what).join('; ')}`,
@@ -70,11 +81,12 @@ export class NetnsProvider implements LabProvider {
       { provider: this.name, lab: plan.id, nodes: plan.nodes.length, backend: plan.cni.backend },
       'bringing up emulated lab',
     );
+    const kubeadm = plan.cluster === 'kubeadm';
     try {
-      const lab = await this.build(plan);
+      const lab = kubeadm ? await bringUpKubeadmLab(this.context, plan) : await this.build(plan);
       log.info(
         { provider: this.name, lab: plan.id, ms: Math.round(performance.now() - started) },
-        'emulated lab up',
+        kubeadm ? 'kubeadm lab up on namespace nodes' : 'emulated lab up',
       );
       return lab;
     } catch (error) {
@@ -82,8 +94,8 @@ export class NetnsProvider implements LabProvider {
         { provider: this.name, lab: plan.id, err: error },
         'up failed; removing what was created',
       );
-      await teardownLab(this.context, plan).catch(() => {
-        // teardownLab logged each of its errors; the original failure is what the caller needs.
+      await (kubeadm ? teardownKubeadmLab : teardownLab)(this.context, plan).catch(() => {
+        // The teardown logged each of its errors; the original failure is what the caller needs.
       });
       throw error;
     }
@@ -118,35 +130,46 @@ export class NetnsProvider implements LabProvider {
   }
 
   /** Re-attaches to a lab brought up by another process. */
-  async attach(plan: LabPlan): Promise<NetnsStartedLab> {
-    const lab = new NetnsStartedLab(plan, this.context);
+  async attach(plan: LabPlan): Promise<NetnsStartedLab | NetnsKubeadmLab> {
     const existing = await listNamespaces(this.context.runner);
     const missing = [...new Set(labNamespaceNames(plan))].filter((n) => !existing.includes(n));
-    if (missing.length > 0 || !lab.cluster.store.exists()) {
-      const what =
-        missing.length > 0
-          ? `namespaces ${missing.join(', ')} are missing`
-          : `${lab.cluster.store.file} is missing`;
-      throw new ProviderError(`lab ${plan.id} is not up: ${what}`, {
+    if (missing.length > 0) {
+      throw new ProviderError(
+        `lab ${plan.id} is not up: namespaces ${missing.join(', ')} are missing`,
+        {
+          hint: 'run `lab up` (after `lab reap` if a crash left pieces)',
+        },
+      );
+    }
+    if (plan.cluster === 'kubeadm') return attachKubeadmLab(this.context, plan);
+    const lab = new NetnsStartedLab(plan, this.context);
+    if (!lab.cluster.store.exists()) {
+      throw new ProviderError(`lab ${plan.id} is not up: ${lab.cluster.store.file} is missing`, {
         hint: 'run `lab up` (after `lab reap` if a crash left pieces)',
       });
     }
     return lab;
   }
 
-  /** Ids of every lab with a namespace on this machine. */
+  /** Ids of every lab with a namespace, a node machine's pins, state or cgroups on this machine. */
   async listLabIds(): Promise<string[]> {
     const ids = (await listNamespaces(this.context.runner)).map(labIdOf);
-    return [...new Set(ids.filter((id): id is string => id !== undefined))].sort();
+    return [
+      ...new Set([...ids.filter((id): id is string => id !== undefined), ...machineLabIds()]),
+    ].sort();
   }
 
-  /** Kills processes in and removes every namespace of `labId` (all hybrid-lab ones without it). */
+  /** Stops node machines of, kills processes in and removes every namespace of `labId` (all hybrid-lab ones without it). */
   async reap(labId?: string): Promise<string[]> {
     const { runner, log } = this.context;
     const prefix = labId === undefined ? ALL_LABS_PREFIX : prefixOfLab(labId);
     const owned = (name: string): boolean => ownedBy(prefix, name);
+    const removed: string[] = [];
+    for (const id of machineLabIds().filter((i) => labId === undefined || i === labId)) {
+      removed.push(...(await reapMachines(runner, id)));
+    }
     const names = (await listNamespaces(runner)).filter(owned);
-    const removed = await removeNamespaces(runner, names);
+    removed.push(...(await removeNamespaces(runner, names)));
     for (const dir of orphanEtcDirs(owned, [])) {
       rmSync(join(ETC_NETNS, dir), { recursive: true, force: true });
       removed.push(`removed ${ETC_NETNS}/${dir}`);

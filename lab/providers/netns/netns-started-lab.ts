@@ -94,6 +94,8 @@ export async function teardownLab(context: ProviderContext, plan: LabPlan): Prom
 export class NetnsStartedLab implements StartedLab {
   /** The emulated cluster API (pods, Services, exec); results must be labelled emulated. */
   readonly cluster: EmulatedCluster;
+  /** Outside is the emulated cluster's own (its outside namespace, through the cluster API). */
+  readonly outside = undefined;
   #down: Promise<void> | undefined;
 
   constructor(

@@ -14,8 +14,9 @@
  * - dns → `curl -4 -v http://NAME:80/`: curl resolves through the OS resolver (getaddrinfo: the
  *   resolv.conf search list and ndots on Linux, the DNS client's suffix search on Windows), as a
  *   pod's application would, and prints what it resolved (curl ≥ 8 `IPv4: a, b`; older
- *   `Trying a…`). The connection afterwards is ignored; port 80 because the suite's Services
- *   answer there, so most lookups finish at once. Rejected: nslookup/dig — BIND's own stub
+ *   `Trying a…`). The connection afterwards is ignored; it goes to the port the looked-up Service
+ *   answers on (80 for the suite's, 443 for `kubernetes`), so the lookup finishes at once instead
+ *   of waiting out a connect to a port nothing forwards. Rejected: nslookup/dig — BIND's own stub
  *   resolvers, dig ignores the search list, and Kubernetes' Windows DNS e2e test uses curl because
  *   nslookup there does not honour ndots.
  */
@@ -45,7 +46,14 @@ export function probeCommand(os: Os, request: ProbeRequest, timeoutMs: number): 
         request.url,
       ];
     case 'dns':
-      return [curl(os), '-4', '-sS', '-v', ...limits, `http://${request.name}:80/`];
+      return [
+        curl(os),
+        '-4',
+        '-sS',
+        '-v',
+        ...limits,
+        `http://${request.name}:${request.port ?? 80}/`,
+      ];
     case 'tcp': {
       const host = request.host.includes(':') ? `[${request.host}]` : request.host;
       return [

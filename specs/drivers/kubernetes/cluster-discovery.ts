@@ -16,6 +16,53 @@ export interface ClusterFacts {
   kubernetesVersion: string;
   /** Node name → OS image and kernel, e.g. `Windows Server 2022 Datacenter (10.0.20348.2582)`. */
   osBuilds: Record<string, string>;
+  /** The CNI whose pods run in kube-system or kube-flannel (flannel, calico, …), when one does. */
+  cni?: string;
+  /** The cluster DNS behind the kube-dns Service, by its pods' image. */
+  clusterDns?: string;
+}
+
+/** Pod name prefixes of the CNIs that run as DaemonSets. */
+const CNI_PODS: [RegExp, string][] = [
+  [/^kube-flannel-/, 'flannel'],
+  [/^calico-node-/, 'calico'],
+  [/^cilium-/, 'cilium'],
+  [/^antrea-agent-/, 'antrea'],
+  [/^weave-net-/, 'weave'],
+  [/^kube-router-/, 'kube-router'],
+  [/^canal-/, 'canal'],
+];
+
+/** The CNI and the cluster DNS, read off the system pods (kube-system, kube-flannel). */
+async function discoverAddons(core: CoreClient): Promise<Pick<ClusterFacts, 'cni' | 'clusterDns'>> {
+  const pods = (
+    await Promise.all(
+      ['kube-system', 'kube-flannel'].map((namespace) =>
+        core.listNamespacedPod({ namespace }).then(
+          (list) => list.items,
+          () => [],
+        ),
+      ),
+    )
+  ).flat();
+  const names = pods.map((p) => p.metadata?.name ?? '');
+  const cni = CNI_PODS.find(([pattern]) => names.some((n) => pattern.test(n)))?.[1];
+  const dnsImage = pods
+    .filter((p) => p.metadata?.labels?.['k8s-app'] === 'kube-dns')
+    .map((p) => p.spec?.containers[0]?.image ?? '')
+    .find((image) => image !== '');
+  const clusterDns =
+    dnsImage === undefined
+      ? undefined
+      : /\/coredns:/.test(dnsImage)
+        ? `CoreDNS ${dnsImage.split(':').pop() ?? ''}`
+        : /cluster-dns/.test(dnsImage)
+          ? `hl-cluster-dns (a stand-in for CoreDNS: ${dnsImage})`
+          : dnsImage;
+  return {
+    ...(cni === undefined ? {} : { cni }),
+    ...(clusterDns === undefined ? {} : { clusterDns }),
+  };
 }
 
 /** Why a node cannot carry pods right now, or undefined when it can. */
@@ -51,12 +98,17 @@ export async function discoverCluster(
   core: CoreClient,
   version: VersionClient,
 ): Promise<ClusterFacts> {
-  const [list, info] = await Promise.all([core.listNode(), version.getCode()]);
+  const [list, info, addons] = await Promise.all([
+    core.listNode(),
+    version.getCode(),
+    discoverAddons(core),
+  ]);
   const facts: ClusterFacts = {
     nodes: [],
     hostnames: {},
     kubernetesVersion: info.gitVersion,
     osBuilds: {},
+    ...addons,
   };
   for (const node of [...list.items].sort((a, b) =>
     (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),

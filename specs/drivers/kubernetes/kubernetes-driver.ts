@@ -19,8 +19,16 @@ import { probeCommand, replyFromExec } from './agnhost-probe.ts';
 import { discoverCluster, notReadyReason, type ClusterFacts } from './cluster-discovery.ts';
 import { ExecError, execInPod } from './exec-in-pod.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
+import { positiveIntSetting } from '../../model/settings.ts';
 import { apiErrorText, loadKubeConfig, makeClients, type KubeClients } from './kube-clients.ts';
 import { probeFromHost } from './outside-probe.ts';
+import { probeArgs } from '../probe-args.ts';
+import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
+import {
+  LOCAL_WORKLOADS,
+  parseProbe,
+  probeArgv,
+} from '../../../lab/cluster/runtime/workload-programs.ts';
 import { SuiteDeployment } from './suite-deployment.ts';
 import { agnhostImage, NETEXEC_CONTAINER } from './suite-manifests.ts';
 
@@ -36,6 +44,12 @@ export interface LabFacts {
 }
 
 export interface KubernetesDriverOptions {
+  /** Outside the cluster, where this host is not (netns kubeadm labs): NodePort probes and the echo. */
+  outside?: LabOutside;
+  /** The agnhost image the lab provides (its nodes imported it); AGNHOST_IMAGE still wins. */
+  image?: string;
+  /** What the lab says of itself for the results (how Kubernetes was built, what the nodes are). */
+  facts?: Readonly<Record<string, string>>;
   /** Injected API clients (unit tests pass fakes); missing ones are built from the KubeConfig. */
   clients?: Partial<KubeClients>;
   /** Runs `ip route get` to find the echo's address; default the execa runner. */
@@ -44,7 +58,7 @@ export interface KubernetesDriverOptions {
   env?: NodeJS.ProcessEnv;
   /** deploy()'s wait for Ready pods; default 80 % of DEPLOY_TIMEOUT_MS (300 s), under mocha's hook timeout. */
   podsReadyTimeoutMs?: number;
-  /** cleanup()'s wait for the namespace to go; default 90 s. */
+  /** cleanup()'s wait for the namespace to go; default CLEANUP_TIMEOUT_MS, else 300 s; a longer one is a warning. */
   namespaceGoneTimeoutMs?: number;
   /** Poll interval of both waits; default 2 s. */
   pollMs?: number;
@@ -53,6 +67,8 @@ export interface KubernetesDriverOptions {
 }
 
 const SERVICE_OSES: readonly Os[] = ['linux', 'windows'];
+/** How long cleanup waits for the run namespace to be gone, as upstream e2e does. */
+const NAMESPACE_GONE_DEFAULT_MS = 300_000;
 
 export class KubernetesDriver implements LabDriver {
   readonly info: Omit<RunInfo, 'runId' | 'profile' | 'startedAt'>;
@@ -111,7 +127,10 @@ export class KubernetesDriver implements LabDriver {
       provider: facts.provider,
       emulated: false,
       kubernetesVersion: cluster.kubernetesVersion,
-      cni: facts.cni,
+      // What runs in the cluster wins over what the lab claims.
+      cni: cluster.cni === undefined ? facts.cni : `${cluster.cni} (found running)`,
+      ...(cluster.clusterDns === undefined ? {} : { clusterDns: cluster.clusterDns }),
+      ...(options.facts === undefined ? {} : { facts: { ...options.facts } }),
       osBuilds: cluster.osBuilds,
     };
   }
@@ -154,17 +173,20 @@ export class KubernetesDriver implements LabDriver {
       namespace: runNamespace(runId),
       runId,
       lab: this.#facts.lab,
-      image: agnhostImage(this.#env),
+      image: agnhostImage(this.#env, options.image),
       dnsDomain: this.#facts.dnsDomain ?? 'cluster.local',
       pods,
       serviceOses: SERVICE_OSES,
       firstNodeIp: this.nodes[0]!.ip,
+      ...(options.outside === undefined ? {} : { labEcho: options.outside.echo }),
       env: this.#env,
       runner: this.#runner,
       log: this.#log,
       podsReadyTimeoutMs:
         options.podsReadyTimeoutMs ?? 0.8 * Number(this.#env.DEPLOY_TIMEOUT_MS ?? 300_000),
-      namespaceGoneTimeoutMs: options.namespaceGoneTimeoutMs ?? 90_000,
+      namespaceGoneTimeoutMs:
+        options.namespaceGoneTimeoutMs ??
+        positiveIntSetting(this.#env, 'CLEANUP_TIMEOUT_MS', NAMESPACE_GONE_DEFAULT_MS),
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     });
     return this.#deployment.start();
@@ -192,11 +214,19 @@ export class KubernetesDriver implements LabDriver {
     }
   }
 
-  probeFromOutside(request: ProbeRequest, timeoutMs: number): Promise<ProbeReply> {
-    return probeFromHost(request, timeoutMs);
+  /** From this host, or where the lab's outside is (the probe program runs there). */
+  async probeFromOutside(request: ProbeRequest, timeoutMs: number): Promise<ProbeReply> {
+    const outside = this.#options.outside;
+    if (outside === undefined) return probeFromHost(request, timeoutMs);
+    const argv = probeArgv(probeArgs(request, timeoutMs), LOCAL_WORKLOADS);
+    return parseProbe(await outside.exec(argv, { timeoutMs: timeoutMs + 10_000 }));
   }
 
-  /** Deletes the run namespace (waits, bounded) and stops the echo; idempotent. */
+  pending(): string[] {
+    return this.#deployment?.pending() ?? [];
+  }
+
+  /** Deletes the run namespace (waits, bounded; a slow one is a warning) and stops the echo; idempotent. */
   async cleanup(): Promise<void> {
     const deployment = this.#deployment;
     if (deployment === undefined) return;

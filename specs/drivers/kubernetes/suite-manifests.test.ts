@@ -57,6 +57,8 @@ describe('suite manifests (rendered from manifests/suite)', () => {
     });
     expect(win.spec?.tolerations).to.deep.include.members([
       { key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' },
+      // kubeadm before 1.24 taints control planes "master" (seen on the real 1.20 cluster).
+      { key: 'node-role.kubernetes.io/master', operator: 'Exists', effect: 'NoSchedule' },
       { key: 'os', operator: 'Equal', value: 'windows', effect: 'NoSchedule' },
     ]);
     expect(win.spec).to.include({ hostname: 'netexec-win1-a', subdomain: 'netexec' });

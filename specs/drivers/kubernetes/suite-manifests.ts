@@ -38,10 +38,11 @@ export interface SuiteManifests {
   services: V1Service[];
 }
 
-/** The agnhost image: AGNHOST_IMAGE as given, else IMAGE_REPO/agnhost:AGNHOST_TAG. */
-export function agnhostImage(env: NodeJS.ProcessEnv = process.env): string {
+/** The agnhost image: AGNHOST_IMAGE as given, else the lab's own, else IMAGE_REPO/agnhost:AGNHOST_TAG. */
+export function agnhostImage(env: NodeJS.ProcessEnv = process.env, labImage?: string): string {
   const full = env.AGNHOST_IMAGE?.trim();
   if (full !== undefined && full !== '') return full;
+  if (labImage !== undefined) return labImage;
   const repo = (env.IMAGE_REPO?.trim() || DEFAULT_IMAGE_REPO).replace(/\/+$/, '');
   return `${repo}/agnhost:${env.AGNHOST_TAG?.trim() || DEFAULT_AGNHOST_TAG}`;
 }

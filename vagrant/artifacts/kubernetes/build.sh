@@ -11,7 +11,8 @@
 #   HL_K8S_CACHE      where trees are kept (default /var/cache/hybrid-lab/kubernetes);
 #                     each build is HL_K8S_CACHE/<recipe hash>/
 #   HL_DEBIAN_MIRROR  Debian mirror (default: the host of the machine's apt sources)
-# The last line on stdout is the finished tree's path; the log goes to stderr.
+# The last line on stdout is the finished tree's path; the log goes to stderr. The link
+# HL_K8S_CACHE/v1.20.2 points at it, so a lab spec can name `artifacts: { dir: … }` once.
 set -euo pipefail
 
 K8S_VERSION=v1.20.2
@@ -58,9 +59,14 @@ MIRROR=${MIRROR:-http://deb.debian.org/debian}
 
 recipe_hash=$(cd "$HERE" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
 dest=$CACHE/$recipe_hash
+# Prints the tree and points the version link at it (atomically: a new link, then a rename).
+finished() {
+  ln -sfn "$recipe_hash" "$CACHE/$K8S_VERSION.tmp" && mv -T "$CACHE/$K8S_VERSION.tmp" "$CACHE/$K8S_VERSION"
+  echo "$dest"
+}
 if [ "$force" = false ] && [ -f "$dest/recipe.json" ]; then
   log "cache hit: $dest"
-  echo "$dest"
+  finished
   exit 0
 fi
 
@@ -71,7 +77,7 @@ if ! flock -n 9; then
   flock 9
   if [ "$force" = false ] && [ -f "$dest/recipe.json" ]; then
     log "cache hit: $dest"
-    echo "$dest"
+    finished
     exit 0
   fi
 fi
@@ -397,7 +403,7 @@ build_images() {
 
 assemble() {
   local kdir=$OUT/kubernetes/$K8S_VERSION bin
-  mkdir -p "$kdir/linux/amd64" "$OUT/extras/linux/amd64" "$OUT/manifests"
+  mkdir -p "$kdir/linux/amd64" "$OUT/extras/linux/amd64"
   for bin in kubeadm kubelet kubectl kube-proxy kube-apiserver kube-controller-manager kube-scheduler crictl; do
     install -m 0755 "$BIN/$bin" "$kdir/linux/amd64/$bin"
   done
@@ -409,7 +415,6 @@ assemble() {
   AGNHOST_VERSION=$(cat "$SRC/test/images/agnhost/VERSION")
   AGNHOST_IMAGE=hybrid-lab/agnhost:$AGNHOST_VERSION
   CLUSTER_DNS_IMAGE=hybrid-lab/cluster-dns:$CLUSTER_DNS_VERSION
-  sed "s#\${image}#$CLUSTER_DNS_IMAGE#" "$HERE/cluster-dns/hl-cluster-dns.yaml" >"$OUT/manifests/hl-cluster-dns.yaml"
 }
 
 # Checks every binary runs and says what it is; the versions go into recipe.json.
@@ -451,7 +456,7 @@ write_recipe() {
     printf '  "debootstrap": {"variant": "minbase", "include": "%s", "versions": "%s", "iptablesBackend": "%s"},\n' \
       "$BASE_PACKAGES" "${BASE_VERSIONS% }" "$IPTABLES_BACKEND"
     printf '  "crictl": "hybrid-lab minimal crictl %s for kubeadm 1.20, not cri-tools",\n' "$CRICTL_VERSION"
-    printf '  "clusterDns": {"image": "%s", "manifest": "manifests/hl-cluster-dns.yaml", "note": "a stand-in for CoreDNS, not CoreDNS"},\n' "$CLUSTER_DNS_IMAGE"
+    printf '  "clusterDns": {"image": "%s", "manifest": "manifests/cluster-dns/hl-cluster-dns.yaml of hybrid-lab", "note": "a stand-in for CoreDNS, not CoreDNS"},\n' "$CLUSTER_DNS_IMAGE"
     printf '  "agnhostImage": "%s",\n' "$AGNHOST_IMAGE"
     printf '  "notShipped": ["%s"],\n' "$(grep '/coredns:' "$OUT/kubernetes/$K8S_VERSION/images.txt" || true)"
     printf '  "images": [%s\n  ],\n' "$images"
@@ -496,4 +501,4 @@ find "$CACHE" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended -regex '
   -exec rm -rf {} +
 log "timings (s): ${TIMINGS[*]}"
 log "built $dest ($(du -sh "$dest" | cut -f1))"
-echo "$dest"
+finished

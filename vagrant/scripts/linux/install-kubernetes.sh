@@ -20,19 +20,16 @@ installed_version() {
 }
 
 from_cache() {
-  local kubeadm kubelet kubectl crictl_tgz tmp
+  local kubeadm kubelet kubectl crictl
   # Every file is looked up first, so a half-filled cache names what is missing and changes nothing.
   kubeadm=$(hl_artifact "$HL_ARTIFACT_KUBEADM")
   kubelet=$(hl_artifact "$HL_ARTIFACT_KUBELET")
   kubectl=$(hl_artifact "$HL_ARTIFACT_KUBECTL")
-  crictl_tgz=$(hl_artifact "$HL_ARTIFACT_CRICTL")
+  crictl=$(hl_artifact "$HL_ARTIFACT_CRICTL")
   hl_install_file "$kubeadm" "$BIN/kubeadm" 755 || hl_ok "$BIN/kubeadm"
   hl_install_file "$kubelet" "$BIN/kubelet" 755 || hl_ok "$BIN/kubelet"
   hl_install_file "$kubectl" "$BIN/kubectl" 755 || hl_ok "$BIN/kubectl"
-  tmp=$(mktemp -d)
-  tar -xzf "$crictl_tgz" -C "$tmp" crictl
-  hl_install_file "$tmp/crictl" "$BIN/crictl" 755 || hl_ok "$BIN/crictl"
-  rm -rf "$tmp"
+  hl_install_file "$crictl" "$BIN/crictl" 755 || hl_ok "$BIN/crictl"
 
   hl_write_file /etc/systemd/system/kubelet.service 644 <<'UNIT' || true
 [Unit]

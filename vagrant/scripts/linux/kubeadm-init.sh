@@ -20,7 +20,9 @@ if [[ -f $admin ]]; then
   hl_ok "control plane already initialised"
 else
   # --skip-token-print: kubeadm's own token never reaches any output; joins use fresh tokens.
-  kubeadm init --config "$config" --skip-token-print
+  # HL_KUBEADM_INIT_ARGS: without CoreDNS, skip its addon and the pull of its image.
+  # shellcheck disable=SC2086 # the flags are separate words
+  kubeadm init --config "$config" --skip-token-print ${HL_KUBEADM_INIT_ARGS:-}
   install -m 600 "$config" "$applied"
   hl_changed "kubeadm init"
 fi

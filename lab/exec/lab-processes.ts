@@ -1,14 +1,18 @@
 /**
- * Processes a lab started on this host (vagrant and its children, ssh masters, the external
- * echo) carry HL_LAB_ID=<lab id> in their environment; the reaper finds them by it, so a
- * killed harness never leaves a vagrant creating domains behind.
+ * Processes a lab starts on this host (vagrant and its children, ssh masters, the external
+ * echo, a namespace node's daemons) carry HL_LAB_ID=<lab id> in their environment; the reaper
+ * finds them by it, so a killed harness never leaves a vagrant creating domains behind.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import type { CommandRunner } from '../../exec/command-runner.ts';
-import { WaitTimeoutError } from '../../errors.ts';
-import { processAlive } from '../../exec/process-alive.ts';
-import { pollFor } from '../../wait/poll.ts';
-import { ALL_LABS_PREFIX, LAB_ID_ENV } from './libvirt-names.ts';
+import type { CommandRunner } from './command-runner.ts';
+import { WaitTimeoutError } from '../errors.ts';
+import { processAlive } from './process-alive.ts';
+import { pollFor } from '../wait/poll.ts';
+
+/** The environment variable that stamps a process with its lab id. */
+export const LAB_ID_ENV = 'HL_LAB_ID';
+/** Prefix of every lab id. */
+const ALL_LABS_PREFIX = 'hl-';
 
 const EXIT_WAIT_MS = 5000;
 
