@@ -1,0 +1,157 @@
+/**
+ * Integration (real Kubernetes 1.20.2 from the artifact cache on namespace nodes): the
+ * netns-kubeadm preset comes up through the CLI as a user types it, its nodes are Ready, `lab
+ * provision`'s steps changed nothing on a second pass, `lab down` leaves nothing; and a harness
+ * killed during `up` leaves nothing after `lab reap`. Run by `npm run test:netns-kubeadm`
+ * (HL_KUBEADM_NETNS=1, root, the cache of vagrant/artifacts/kubernetes/build.sh).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { parse, stringify } from 'yaml';
+import { ExecaRunner } from '../../../exec/execa-runner.ts';
+import { silentLogger } from '../../../log/logger.ts';
+import { rootNetnsSnapshot } from '../../../testing/netns-host.ts';
+import { pollUntil } from '../../../wait/poll.ts';
+import { KUBELET_SYSCTLS, NODE_STATE_ROOT, PIN_ROOT } from './node-host.ts';
+
+const CLI = ['node_modules/.bin/tsx', 'lab/cli/main.ts'];
+const PRESET = 'lab/presets/netns-kubeadm.yaml';
+const DAEMONS =
+  /^(kubelet|kube-apiserver|kube-proxy|kube-controller|kube-scheduler|etcd|containerd.*|kubelet-loop.sh|pause|agnhost|hl-cluster-dns)$/;
+
+function skipReason(): string | undefined {
+  if (process.env.HL_KUBEADM_NETNS !== '1')
+    return 'set HL_KUBEADM_NETNS=1 (brings real Kubernetes up on namespace nodes; npm run test:netns-kubeadm)';
+  if (process.getuid?.() !== 0) return 'needs root for namespaces, mounts and cgroups';
+  const cache = (parse(readFileSync(PRESET, 'utf8')) as { artifacts: { dir: string } }).artifacts
+    .dir;
+  return existsSync(join(cache, 'recipe.json'))
+    ? undefined
+    : `no artifact cache at ${cache}: bash vagrant/artifacts/kubernetes/build.sh`;
+}
+
+/** Everything of lab `id` this host still holds, one line each: the test's definition of "nothing left". */
+function leftovers(id: string): string[] {
+  const lines: string[] = [];
+  const netns = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout;
+  for (const ns of netns.split('\n').map((l) => l.split(' ')[0] ?? ''))
+    if (ns.startsWith(`${id}-`)) lines.push(`namespace ${ns}`);
+  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n'))
+    if (line.includes(id) || line.includes('hl-run-')) lines.push(`mount ${line.split(' ')[4]}`);
+  for (const controller of existsSync('/sys/fs/cgroup') ? readdirSync('/sys/fs/cgroup') : []) {
+    const dir = join('/sys/fs/cgroup', controller);
+    for (const name of existsSync(dir) && !dir.endsWith('.procs') ? safeList(dir) : [])
+      if (name.startsWith(`${id}_`)) lines.push(`cgroup ${controller}/${name}`);
+  }
+  for (const dir of [join(PIN_ROOT, id), join(NODE_STATE_ROOT, id)])
+    if (existsSync(dir)) lines.push(`folder ${dir}`);
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    let comm: string;
+    let environ: string;
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    } catch {
+      continue;
+    }
+    if (DAEMONS.test(comm) || environ.includes(`HL_LAB_ID=${id}\0`))
+      lines.push(`process ${pid} (${comm})`);
+  }
+  return lines;
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function sysctls(): string {
+  return Object.keys(KUBELET_SYSCTLS)
+    .map((k) => `${k}=${readFileSync(`/proc/sys/${k}`, 'utf8').trim()}`)
+    .join(' ');
+}
+
+describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact cache)', function () {
+  this.timeout(15 * 60_000);
+  const skip = skipReason();
+  const home = mkdtempSync(join(tmpdir(), 'hl-kubeadm-'));
+  const env = { ...process.env, LAB_HOME: join(home, '.lab'), CI: 'true' };
+  const runner = new ExecaRunner(silentLogger());
+  const cli = (...args: string[]) =>
+    spawnSync(CLI[0]!, [...CLI.slice(1), ...args], { env, encoding: 'utf8' });
+  /** The preset under another name, so a user's own lab is left alone. */
+  const spec = (name: string): string => {
+    const file = join(home, `${name}.yaml`);
+    writeFileSync(file, stringify({ ...(parse(readFileSync(PRESET, 'utf8')) as object), name }));
+    return file;
+  };
+
+  before(function () {
+    if (skip !== undefined) {
+      console.log(`      skipped: ${skip}`);
+      this.skip();
+    }
+  });
+
+  after(() => {
+    for (const lab of ['itkubeadm', 'itkubecrash']) cli('reap', '--lab', lab);
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('comes up Ready, and lab down leaves nothing: no process, mount, cgroup, namespace or folder; the root namespace and the kernel settings as they were', async function () {
+    const root = await rootNetnsSnapshot(runner);
+    const kernel = sysctls();
+    const up = cli('up', '--spec', spec('itkubeadm'));
+    expect(up.status, up.stdout + up.stderr).to.equal(0);
+    const status = cli('status', '--lab', 'itkubeadm', '--json');
+    const nodes = (JSON.parse(status.stdout) as { nodes: { name: string; ready: boolean }[] })
+      .nodes;
+    expect(nodes.map((n) => `${n.name} ${n.ready}`)).to.deep.equal([
+      'cp1 true',
+      'lin1 true',
+      'lin2 true',
+    ]);
+    // The kubelets set global kernel settings; each node's are private files.
+    expect(sysctls()).to.equal(kernel);
+    const down = cli('down', '--lab', 'itkubeadm');
+    expect(down.status, down.stdout + down.stderr).to.equal(0);
+    expect(leftovers('hl-itkubeadm')).to.deep.equal([]);
+    expect(await rootNetnsSnapshot(runner)).to.deep.equal(root);
+    expect(sysctls()).to.equal(kernel);
+  });
+
+  it('a harness killed during up leaves pieces that lab reap removes', async function () {
+    // Its own process group, so the kill reaches node under tsx's launcher too.
+    const harness = spawn(CLI[0]!, [...CLI.slice(1), 'up', '--spec', spec('itkubecrash')], {
+      env,
+      stdio: 'ignore',
+      detached: true,
+    });
+    const exited = new Promise((resolve) => harness.once('exit', resolve));
+    // Killed in the middle of kubeadm init: the control plane's static pods are starting.
+    await pollUntil(
+      'kubeadm init of the crash lab to start the API server',
+      () =>
+        leftovers('hl-itkubecrash').some((l) => /\(kube-apiserver\)/.test(l)) ? true : undefined,
+      { timeoutMs: 5 * 60_000, intervalMs: 200 },
+    );
+    process.kill(-harness.pid!, 'SIGKILL');
+    await exited;
+    const state = JSON.parse(
+      readFileSync(join(home, '.lab', 'itkubecrash', 'state.json'), 'utf8'),
+    ) as {
+      phase: string;
+    };
+    expect(state.phase, 'the kill came after up had finished').to.not.equal('up');
+    expect(leftovers('hl-itkubecrash'), 'what the killed up left').to.not.be.empty;
+    const reap = cli('reap', '--lab', 'itkubecrash');
+    expect(reap.status, reap.stdout + reap.stderr).to.equal(0);
+    expect(leftovers('hl-itkubecrash')).to.deep.equal([]);
+  });
+});
