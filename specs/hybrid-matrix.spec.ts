@@ -1,4 +1,5 @@
 /** The conformance suite: the hybrid matrix against the current lab (see specs/engine/matrix-suite.ts). */
+import { describeLab } from './drivers/lab-info.ts';
 import { openDriver } from './drivers/open-driver.ts';
 import { defineMatrixSuite } from './engine/matrix-suite.ts';
 import { suiteSettings } from './engine/suite-settings.ts';
@@ -6,4 +7,5 @@ import { suiteSettings } from './engine/suite-settings.ts';
 await defineMatrixSuite({
   settings: () => suiteSettings(process.env, process.argv),
   openDriver: () => openDriver(process.env),
+  describeLab: () => describeLab(process.env),
 });

@@ -3,7 +3,7 @@ import type { CellOutcome, RunStatus } from './run-record.ts';
 import type { FailingSince, RunSummary, SeriesTrend } from './trend.ts';
 
 export const EMULATED_NOTE =
-  'EMULATED runs (netns provider): an emulated dataplane of Linux network namespaces, not a real Windows/Kubernetes network';
+  "EMULATED runs (cluster: emulated, on netns or libvirt labs): pods and Windows nodes are Linux network namespaces and the Kubernetes dataplane is the harness's emulation, not a real Windows/Kubernetes network";
 
 export const OUTCOME_SYMBOL: Record<CellOutcome | 'absent', string> = {
   pass: '✅',

@@ -12,6 +12,7 @@ import {
 } from '../model/workload-names.ts';
 import type { Os } from '../../lab/contracts/cells.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
+import { planInfo } from './lab-info.ts';
 import { probeArgs } from './probe-args.ts';
 import type {
   DeployedPod,
@@ -38,11 +39,7 @@ export class EmulatedDriver implements LabDriver {
     const osBuild = (os: Os) =>
       os === 'windows' ? `${host} emulating Windows (emulated)` : `${host} (emulated)`;
     this.info = {
-      lab: plan.name,
-      provider: plan.provider,
-      emulated: true,
-      kubernetesVersion: `${plan.kubernetes.version} (emulated)`,
-      cni: `${plan.cni.plugin}/${plan.cni.backend} (emulated)`,
+      ...planInfo(plan),
       osBuilds: Object.fromEntries(plan.nodes.map((n) => [n.name, osBuild(n.os)])),
     };
     this.nodes = plan.nodes.map((n) => ({ name: n.name, os: n.os, role: n.role, ip: n.ip }));

@@ -5,6 +5,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { ResultsFileSchema, type ResultsFile } from '../../lab/contracts/results-file.ts';
+import { parse } from 'yaml';
+import { planLab, serializePlan } from '../../lab/plan/plan-lab.ts';
+import { validateSpec } from '../../lab/spec/load-spec.ts';
+import { LabStore } from '../../lab/state/lab-store.ts';
 import { xcount, xpath } from '../testing/xpath.ts';
 import { validateJunit } from '../testing/junit-validator.ts';
 
@@ -24,6 +28,7 @@ function runMocha(
   resultsDir: string,
   onStdout?: (text: string, pid: number) => void,
   extraArgs: string[] = [],
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<Child> {
   // In one process, as `npm test` runs it: given a node flag, mocha re-spawns itself and its
   // wrapper turns one SIGINT into SIGINT + SIGTERM, so the run could report either signal.
@@ -39,7 +44,7 @@ function runMocha(
   ];
   const child = spawn(process.execPath, args, {
     cwd: REPO,
-    env: { ...process.env, RESULTS_DIR: resultsDir, FIXTURE_MODE: mode },
+    env: { ...process.env, RESULTS_DIR: resultsDir, FIXTURE_MODE: mode, ...extraEnv },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -148,6 +153,27 @@ describe('engine: the matrix suite end to end (real mocha child process, scripte
       expect(results.cells[0]!.detail).to.include('hint: npm run lab:up');
       expect(await validateJunit(join(dir, 'junit_01.xml'))).to.deep.include({ valid: true });
     }
+  });
+
+  it('a lab with a plan that cannot be opened is labelled from its plan: an emulated libvirt lab stays EMULATED', async function () {
+    const home = mkdtempSync(join(tmpdir(), 'hybrid-labhome-'));
+    const spec = readFileSync(join(REPO, 'lab/presets/libvirt-emulated.yaml'), 'utf8');
+    const plan = planLab(validateSpec(parse(spec), 'libvirt-emulated.yaml'));
+    new LabStore(home).create(plan.name, spec, serializePlan(plan));
+    const dir = mkdtempSync(join(tmpdir(), 'hybrid-open-'));
+    const child = await runMocha('open-fails', dir, undefined, [], {
+      LAB_HOME: home,
+      LAB: plan.name,
+    });
+    expect(child.code).to.equal(1);
+    expect(child.stdout).to.include(`hybrid matrix on ${plan.name} (libvirt, EMULATED)`);
+    const results = readResults(dir);
+    expect(results.run).to.deep.include({ lab: plan.name, provider: 'libvirt', emulated: true });
+    expect(results.run.kubernetesVersion).to.match(/ \(emulated\)$/);
+    expect(readFileSync(join(dir, 'summary.md'), 'utf8')).to.match(/EMULATED/);
+    expect(readFileSync(join(dir, 'matrix.html'), 'utf8')).to.match(/EMULATED/);
+    const junit = join(dir, 'junit_01.xml');
+    expect(xpath(junit, '//property[@name="emulated"]/@value')).to.equal('yes');
   });
 
   it('a run whose --grep selects no cell fails and says so', async function () {

@@ -6,8 +6,8 @@
 import type { RunInfo } from '../../lab/contracts/results-file.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
 import { MATRIX, type MatrixRow } from '../matrix/rows.ts';
-import type { LabDriver } from '../model/lab-driver.ts';
-import { LAB_READY_CELL, runStatus, type Report } from '../model/report.ts';
+import type { LabDriver, LabInfo } from '../model/lab-driver.ts';
+import { LAB_READY_CELL, runStatus, unknownRunInfo, type Report } from '../model/report.ts';
 import { podNames } from '../model/workload-names.ts';
 import { resultsDir, writeReport } from '../report/write-report.ts';
 import { CellRunner } from './cell-runner.ts';
@@ -20,6 +20,8 @@ export interface MatrixSuiteOptions {
   settings: () => SuiteSettings;
   /** The lab to test; an error here is the run's one infrastructure testcase. */
   openDriver: () => Promise<LabDriver>;
+  /** The lab as planned, for the results of a run whose lab cannot be opened. */
+  describeLab?: () => LabInfo | undefined;
   /** Where the results go; default $RESULTS_DIR, else test-results/. */
   resultsDir?: string;
   rows?: readonly MatrixRow[];
@@ -46,10 +48,11 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
     recorder.openFailed(typeof hint === 'string' ? `${message}\nhint: ${hint}` : message);
     process.stderr.write(`hybrid-lab: ${message}\n`);
   }
+  const info = driver?.info ?? options.describeLab?.();
   const suiteTitle =
-    driver === undefined
+    info === undefined
       ? 'hybrid matrix'
-      : `hybrid matrix on ${driver.info.lab} (${driver.info.provider}${driver.info.emulated ? ', EMULATED' : ''})`;
+      : `hybrid matrix on ${info.lab} (${info.provider}${info.emulated ? ', EMULATED' : ''})`;
   const run = settings;
   const cells =
     driver === undefined || run === undefined
@@ -63,7 +66,7 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
       ...(plan.skip === undefined ? {} : { skip: plan.skip }),
     })),
   );
-  if (driver !== undefined && run !== undefined) recorder.setRun(runInfo(driver, run));
+  if (info !== undefined) recorder.setRun(runInfo(info, run));
   let runner: CellRunner | undefined;
 
   // Interrupted (Ctrl-C, a CI timeout's SIGTERM): the results first, then the run's workloads
@@ -164,13 +167,19 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
   });
 }
 
-function runInfo(driver: LabDriver, settings: SuiteSettings): RunInfo {
+function runInfo(info: LabInfo, settings: SuiteSettings | undefined): RunInfo {
+  const startedAt = new Date();
   return {
-    ...driver.info,
-    runId: settings.runId,
-    profile: settings.profile.name,
-    unexpectedPass: settings.profile.unexpectedPass,
-    startedAt: new Date().toISOString(),
+    ...unknownRunInfo(startedAt),
+    ...info,
+    ...(settings === undefined
+      ? {}
+      : {
+          runId: settings.runId,
+          profile: settings.profile.name,
+          unexpectedPass: settings.profile.unexpectedPass,
+        }),
+    startedAt: startedAt.toISOString(),
   };
 }
 

@@ -49,9 +49,11 @@ export type ProbeRequest =
   | { kind: 'dns'; name: string; port?: number }
   | { kind: 'tcp'; host: string; port: number };
 
+/** Facts for results and JUnit properties (no run id/profile yet). */
+export type LabInfo = Omit<RunInfo, 'runId' | 'profile' | 'startedAt'>;
+
 export interface LabDriver extends AsyncDisposable {
-  /** Facts for results and JUnit properties (no run id/profile yet). */
-  readonly info: Omit<RunInfo, 'runId' | 'profile' | 'startedAt'>;
+  readonly info: LabInfo;
   /** The lab's nodes, known before anything is deployed (cells expand from them). */
   readonly nodes: readonly SuiteNode[];
   /** Throws InfrastructureError when the lab cannot carry the suite. */

@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runNamespace } from '../../lab/contracts/kubernetes-names.ts';
+import { describeLab } from '../drivers/lab-info.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
 import type {
   LabDriver,
@@ -152,5 +153,7 @@ await defineMatrixSuite({
           new InfrastructureError('lab fixture-lab is down, not up', { hint: 'npm run lab:up' }),
         )
       : Promise.resolve(new ScriptedDriver()),
+  // The real plan reader: the e2e test gives the failed open a lab with a plan ($LAB_HOME, $LAB).
+  describeLab: () => describeLab(process.env),
   rows: ROWS[mode] ?? [],
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -33,6 +33,14 @@ describe('ExistingProvider (unit; the node list is a fake of the API)', () => {
     const problems = await new ExistingProvider(context).preflight(planFor(join(dir, 'nope')));
     expect(problems).to.have.length(1);
     expect(problems[0]!.what).to.contain('not readable');
+  });
+
+  it('reads kubeconfig: ~/.kube/config from the home directory (the README example)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'hl-home-'));
+    mkdirSync(join(home, '.kube'));
+    writeFileSync(join(home, '.kube', 'config'), KUBECONFIG);
+    const provider = new ExistingProvider(context, undefined, { HOME: home });
+    expect(await provider.preflight(planFor('~/.kube/config'))).to.deep.equal([]);
   });
 
   it('flags a kubeconfig without a usable current-context', async () => {

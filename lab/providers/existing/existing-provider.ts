@@ -68,9 +68,12 @@ function defaultKubeconfig(env: NodeJS.ProcessEnv): string {
   return env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config');
 }
 
-/** The kubeconfig the lab uses: the spec's, else the default one. */
+/** The kubeconfig the lab uses: the spec's (a leading `~/` is the home directory), else the default one. */
 export function kubeconfigPath(plan: LabPlan, env: NodeJS.ProcessEnv = process.env): string {
-  return plan.kubeconfig ?? defaultKubeconfig(env);
+  if (plan.kubeconfig === undefined) return defaultKubeconfig(env);
+  const home = env.HOME ?? homedir();
+  if (plan.kubeconfig === '~') return home;
+  return plan.kubeconfig.startsWith('~/') ? join(home, plan.kubeconfig.slice(2)) : plan.kubeconfig;
 }
 
 export class ExistingProvider implements LabProvider {
