@@ -14,6 +14,7 @@ import {
   type TestLab,
   type TestWorkloads,
 } from '../testing/fault-test-lab.ts';
+import { skipIf } from '../testing/skip.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const PROBE_MS = 1000;
@@ -115,11 +116,7 @@ describe('fault injection on a netns lab (integration)', function () {
   let baseline: Record<string, unknown>;
 
   before(async function () {
-    const skip = await faultSkipReason();
-    if (skip !== undefined) {
-      console.log(`      skipping: ${skip}`);
-      this.skip();
-    }
+    skipIf(this, await faultSkipReason());
     lab = await startTestLab('fault');
     workloads = await deployWorkloads(lab);
     baseline = await snapshot(lab);

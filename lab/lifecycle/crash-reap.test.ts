@@ -5,15 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { processAlive } from '../exec/process-alive.ts';
+import { missing, skipIf, type Skip } from '../testing/skip.ts';
 
 const CLI = ['node_modules/.bin/tsx', 'lab/cli/main.ts'];
 const LAB = 'crash';
 const PREFIX = `hl-${LAB}-`;
 
-function canRunNetns(): string | undefined {
-  if (process.getuid?.() !== 0) return 'needs root for network namespaces';
+function canRunNetns(): Skip | undefined {
+  if (process.getuid?.() !== 0) return missing('needs root for network namespaces');
   const probe = spawnSync('ip', ['netns', 'list']);
-  return probe.status === 0 ? undefined : 'ip netns is not usable here';
+  return probe.status === 0 ? undefined : missing('ip netns is not usable here');
 }
 
 function labNamespaces(): string[] {
@@ -51,7 +52,7 @@ describe('kill -9 during lab up, then lab reap (real namespaces)', function () {
   const env = { ...process.env, LAB_HOME: join(home, '.lab'), CI: 'true' };
 
   before(function () {
-    if (skip !== undefined) this.skip();
+    skipIf(this, skip);
   });
 
   after(() => {

@@ -20,24 +20,31 @@ import {
   writeStandInImages,
 } from '../testing/linux-steps-check.ts';
 import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
+import { missing, optIn, skipIf, type Skip } from '../testing/skip.ts';
 
 const CACHE = process.env.HL_SANDBOX_CACHE ?? '/var/cache/hybrid-lab/sandbox';
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
 /** Why the sandbox cannot run here, or undefined. */
-function unavailable(): string | undefined {
-  if (process.env.HL_PROVISION_SANDBOX !== '1')
-    return 'set HL_PROVISION_SANDBOX=1 (builds a Debian rootfs, takes minutes)';
-  if (process.getuid?.() !== 0) return 'needs root (systemd-nspawn)';
-  const missing = [
+function unavailable(): Skip | undefined {
+  const optedOut = optIn(
+    'HL_PROVISION_SANDBOX',
+    'npm run test:provision-sandbox',
+    'builds a Debian rootfs, takes minutes',
+  );
+  if (optedOut !== undefined) return optedOut;
+  if (process.getuid?.() !== 0) return missing('needs root (systemd-nspawn)');
+  const absent = [
     'debootstrap',
     'systemd-nspawn',
     'nsenter',
     'apt-get',
     'dpkg-scanpackages',
   ].filter((c) => !has(c));
-  return missing.length > 0
-    ? `missing ${missing.join(', ')} (apt-get install debootstrap systemd-container dpkg-dev openssh-client)`
+  return absent.length > 0
+    ? missing(
+        `missing ${absent.join(', ')} (apt-get install debootstrap systemd-container dpkg-dev openssh-client)`,
+      )
     : undefined;
 }
 
@@ -52,10 +59,7 @@ describe('Linux node steps in a Debian sandbox over SSH (no network, artifact ca
   let check: LinuxStepsCheck | undefined;
 
   before(async function () {
-    if (reason !== undefined) {
-      console.log(`      skipped: ${reason}`);
-      this.skip();
-    }
+    skipIf(this, reason);
     mkdirSync(CACHE, { recursive: true });
     const run = mkdtempSync(join(CACHE, 'run-'));
     work = run;

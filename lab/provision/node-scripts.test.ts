@@ -16,6 +16,7 @@ import {
   readyStep,
   registerStep,
 } from './provision-steps.ts';
+import { missing, skipTest } from '../testing/skip.ts';
 
 const linuxDir = join(SCRIPTS_DIR, 'linux');
 const windowsDir = join(SCRIPTS_DIR, 'windows');
@@ -25,7 +26,8 @@ const ps1 = readdirSync(windowsDir).filter((f) => f.endsWith('.ps1'));
 describe('node scripts', function () {
   this.timeout(60_000);
   it('every Linux script is shellcheck-clean', function () {
-    if (spawnSync('shellcheck', ['--version']).status !== 0) this.skip(); // apt-get install shellcheck
+    if (spawnSync('shellcheck', ['--version']).status !== 0)
+      skipTest(this, missing('shellcheck is not installed (apt-get install shellcheck)'));
     const result = spawnSync('shellcheck', ['-x', ...sh], { cwd: linuxDir, encoding: 'utf8' });
     expect(result.stdout + result.stderr).to.equal('');
     expect(result.status).to.equal(0);

@@ -7,6 +7,7 @@ import { Redactor } from '../exec/redactor.ts';
 import { TESTDATA } from '../testing/golden.ts';
 import { caCertHash, newBootstrapToken } from './join-secrets.ts';
 import { provisionSettingsFromText, provisionSettingsOf } from './provision-settings.ts';
+import { missing, skipTest } from '../testing/skip.ts';
 
 describe('provision settings (spec fields artifacts, kubeadm)', () => {
   it("defaults to no cache, CoreDNS, the version's registry and 3 attempts", () => {
@@ -59,7 +60,8 @@ describe('join secrets', () => {
 
   it('computes the CA hash as the openssl pipeline kubeadm documents does', function () {
     const pem = join(TESTDATA, 'ca.crt');
-    if (spawnSync('openssl', ['version']).status !== 0) this.skip();
+    if (spawnSync('openssl', ['version']).status !== 0)
+      skipTest(this, missing('openssl is not installed (apt-get install openssl)'));
     const hex = execSync(
       `openssl x509 -pubkey -in ${pem} -noout | openssl rsa -pubin -outform der 2>/dev/null | openssl dgst -sha256 -hex`,
       { encoding: 'utf8' },

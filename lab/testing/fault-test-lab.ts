@@ -8,18 +8,19 @@ import { silentLogger } from '../log/logger.ts';
 import { quietProgress } from '../log/progress.ts';
 import type { EmulatedCluster } from '../cluster/emulated-cluster.ts';
 import { netnsSkipReason, testLabId } from './netns-host.ts';
+import { missing, type Skip } from './skip.ts';
 import { loadSpec } from '../spec/load-spec.ts';
 import { LabStore } from '../state/lab-store.ts';
 import type { FaultSession } from '../faults/fault-session.ts';
 import { openFaultSession } from '../faults/open-fault-session.ts';
 
 /** Why fault integration tests cannot run here (netns and nft), or undefined. */
-export async function faultSkipReason(): Promise<string | undefined> {
+export async function faultSkipReason(): Promise<Skip | undefined> {
   const runner = new ExecaRunner(silentLogger());
   const netns = await netnsSkipReason(runner);
   if (netns !== undefined) return netns;
   const nft = await runner.run('nft', ['--version'], { check: false }).catch(() => undefined);
-  return nft?.exitCode === 0 ? undefined : 'nft (package nftables) is missing';
+  return nft?.exitCode === 0 ? undefined : missing('nft (package nftables) is missing');
 }
 
 export interface TestLab extends AsyncDisposable {

@@ -15,6 +15,7 @@ import { labProcesses } from '../exec/lab-processes.ts';
 import { libvirtDir } from '../providers/libvirt/libvirt-names.ts';
 import { LibvirtStateStore } from '../providers/libvirt/libvirt-state.ts';
 import { Virsh, type LabResource } from '../providers/libvirt/virsh.ts';
+import { missing, optIn, type Skip } from './skip.ts';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(REPO, 'lab/cli/main.ts');
@@ -33,17 +34,20 @@ export interface ItEnvironment {
 }
 
 /** Why the test cannot run here, or the environment it runs in. */
-export function itEnvironment(env = process.env): ItEnvironment | string {
-  if (env.HL_LIBVIRT_IT !== '1') {
-    return 'needs the libvirt namespace of ci/libvirt-integration.sh (HL_LIBVIRT_IT=1)';
-  }
+export function itEnvironment(env = process.env): ItEnvironment | Skip {
+  const optedOut = optIn(
+    'HL_LIBVIRT_IT',
+    'bash ci/libvirt-integration.sh',
+    'needs the libvirt namespace ci/libvirt-integration.sh sets up',
+  );
+  if (optedOut !== undefined) return optedOut;
   if (!registeredProviders().includes('libvirt')) {
-    return 'the libvirt provider is not registered in lab/providers/registry.ts';
+    return missing('the libvirt provider is not registered in lab/providers/registry.ts');
   }
-  const missing = ['HL_IT_SSH_URI', 'HL_IT_BRIDGE', 'LAB_HOME', 'RESULTS_DIR'].filter(
+  const unset = ['HL_IT_SSH_URI', 'HL_IT_BRIDGE', 'LAB_HOME', 'RESULTS_DIR'].filter(
     (k) => (env[k] ?? '') === '',
   );
-  if (missing.length > 0) return `ci/libvirt-integration.sh did not set ${missing.join(', ')}`;
+  if (unset.length > 0) return missing(`ci/libvirt-integration.sh did not set ${unset.join(', ')}`);
   return {
     sshUri: env.HL_IT_SSH_URI!,
     bridge: env.HL_IT_BRIDGE!,

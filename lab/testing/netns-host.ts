@@ -11,18 +11,21 @@ import type { StartedLab, LabProvider, ProviderContext } from '../providers/lab-
 import { processAlive as alive } from '../exec/process-alive.ts';
 import { listNamespaces, pidsIn } from '../cluster/dataplane/namespace-cleanup.ts';
 import { netnsPreflight } from '../providers/netns/netns-preflight.ts';
+import { missing, type Skip } from './skip.ts';
 
 /** Why the integration tests cannot run here, or undefined when they can. */
-export async function netnsSkipReason(runner: CommandRunner): Promise<string | undefined> {
+export async function netnsSkipReason(runner: CommandRunner): Promise<Skip | undefined> {
   const problems = await netnsPreflight(runner);
   if (problems.length > 0)
-    return `netns lab unavailable: ${problems.map((p) => `${p.what} (${p.fix})`).join('; ')}`;
+    return missing(
+      `netns lab unavailable: ${problems.map((p) => `${p.what} (${p.fix})`).join('; ')}`,
+    );
   const probe = `hl-nsprobe${process.pid}-sw`;
   const added = await runner.run('ip', ['netns', 'add', probe], { check: false });
   await runner.run('ip', ['netns', 'del', probe], { check: false });
   return added.exitCode === 0
     ? undefined
-    : `\`ip netns add\` does not work here: ${added.stderr.trim()}`;
+    : missing(`\`ip netns add\` does not work here: ${added.stderr.trim()}`);
 }
 
 const stateDirs: string[] = [];

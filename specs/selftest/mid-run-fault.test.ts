@@ -12,6 +12,7 @@ import { resolveTargets } from '../../lab/faults/fault-targets.ts';
 import { silentLogger } from '../../lab/log/logger.ts';
 import { expectationOf, failingCells } from './detection.ts';
 import { runSuite, type SuiteRun } from './suite-process.ts';
+import { skipIf } from '../../lab/testing/skip.ts';
 
 const PROBE_TIMEOUT_MS = 1000;
 const RETRIES = 2;
@@ -39,11 +40,7 @@ describe('a fault applied in the middle of a suite run (integration)', function 
   let lab: TestLab | undefined;
 
   before(async function () {
-    const skip = await faultSkipReason();
-    if (skip !== undefined) {
-      console.log(`      skipping: ${skip}`);
-      this.skip();
-    }
+    skipIf(this, await faultSkipReason());
     lab = await startTestLab('midrun');
   });
 

@@ -19,6 +19,7 @@ import {
   dnsServerArgv,
   netexecArgv,
 } from './workload-programs.ts';
+import { skipIf } from '../../testing/skip.ts';
 
 /** A NodeShell over a runner: argv runs on this host, as it would on a VM through ssh. */
 class LocalShell implements NodeShell {
@@ -111,8 +112,7 @@ describe('ShellPodRuntime (pods of a node reached through its shell)', function 
     });
 
     before(async function () {
-      const reason = await netnsSkipReason(runner);
-      if (reason !== undefined) this.skip();
+      skipIf(this, await netnsSkipReason(runner));
     });
 
     after(async function () {

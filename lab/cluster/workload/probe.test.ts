@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { missing, skipTest } from '../../testing/skip.ts';
 
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
 const NETEXEC = fileURLToPath(new URL('./netexec.mjs', import.meta.url));
@@ -187,10 +188,7 @@ describe('probe', function () {
 
     before(function () {
       if (process.getuid?.() !== 0 || spawnSync('unshare', ['--version']).status !== 0) {
-        console.log(
-          '      skipped: needs root and unshare (a private network and mount namespace)',
-        );
-        this.skip();
+        skipTest(this, missing('needs root and unshare (a private network and mount namespace)'));
       }
       writeFileSync(hung, 'nameserver 127.0.0.53\noptions timeout:5 attempts:2\n');
     });

@@ -15,6 +15,7 @@ import { silentLogger } from '../../log/logger.ts';
 import { REPO } from '../../testing/libvirt-vm-lab.ts';
 import { binScript } from './repo-paths.ts';
 import { parseLabResources } from './virsh.ts';
+import { missing, skipTest } from '../../testing/skip.ts';
 
 /** A virsh stand-in over files in $FAKE_VIRSH: lists them, removes from them, logs every call. */
 const FAKE_VIRSH = `#!/usr/bin/env bash
@@ -168,7 +169,8 @@ describe('vagrant/bin virsh wrappers (against a stand-in virsh)', function () {
     const check = await runner
       .run('shellcheck', ['--version'], { check: false })
       .catch(() => undefined);
-    if (check?.exitCode !== 0) this.skip();
+    if (check?.exitCode !== 0)
+      skipTest(this, missing('shellcheck is not installed (apt-get install shellcheck)'));
     const scripts = [
       'vagrant/bin/hl-common.sh',
       'vagrant/bin/hl-lab-resources.sh',
@@ -187,7 +189,8 @@ describe('vagrant/bin virsh wrappers (against a stand-in virsh)', function () {
 
   it('has a Windows box template Packer accepts (it cannot be built here: no ISO, no KVM)', async function () {
     const packer = await runner.run('packer', ['version'], { check: false }).catch(() => undefined);
-    if (packer?.exitCode !== 0) this.skip();
+    if (packer?.exitCode !== 0)
+      skipTest(this, missing('packer is not installed (apt-get install packer)'));
     const key = join(dir, 'vagrant.pub');
     writeFileSync(key, 'ssh-rsa AAAA test\n');
     const result = await runner.run(

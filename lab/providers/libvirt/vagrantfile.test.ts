@@ -7,6 +7,7 @@ import { silentLogger } from '../../log/logger.ts';
 import { planLab, serializePlan } from '../../plan/plan-lab.ts';
 import { LabSpecSchema } from '../../spec/lab-spec-schema.ts';
 import { VagrantProject, type ProjectFile } from './vagrant-project.ts';
+import { missing, skipTest } from '../../testing/skip.ts';
 
 /** `vagrant validate` of vagrant/Vagrantfile on a plan, as the provider runs vagrant. */
 describe('vagrant/Vagrantfile', function () {
@@ -18,7 +19,12 @@ describe('vagrant/Vagrantfile', function () {
     const plugins = await runner
       .run('vagrant', ['plugin', 'list'], { check: false })
       .catch(() => undefined);
-    if (plugins === undefined || !plugins.stdout.includes('vagrant-libvirt')) this.skip();
+    if (plugins === undefined || !plugins.stdout.includes('vagrant-libvirt')) {
+      skipTest(
+        this,
+        missing('vagrant with the vagrant-libvirt plugin (apt-get install vagrant-libvirt)'),
+      );
+    }
     dir = mkdtempSync(join(tmpdir(), 'hl-vagrantfile-'));
   });
 

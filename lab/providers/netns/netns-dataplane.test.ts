@@ -11,6 +11,7 @@ import { fixturePlan } from '../../testing/fixture-plan.ts';
 import { nodeNamespace } from '../../cluster/dataplane/names.ts';
 import { macForIp } from '../../cluster/dataplane/pod-network.ts';
 import { NetnsProvider } from './netns-provider.ts';
+import { skipIf } from '../../testing/skip.ts';
 import type { StartedLab } from '../lab-provider.ts';
 import {
   emulatedCluster,
@@ -48,14 +49,9 @@ function sourceIp(outcome: ProbeReply): string {
 
 describe('netns provider: hybrid dataplane with real packets', function () {
   this.timeout(60_000);
-  let skip: string | undefined;
 
   before(async function () {
-    skip = await netnsSkipReason(testContext().runner);
-    if (skip !== undefined) {
-      console.log(`      skipping: ${skip}`);
-      this.skip();
-    }
+    skipIf(this, await netnsSkipReason(testContext().runner));
     await reapStaleTestLabs(new NetnsProvider(testContext()));
   });
 

@@ -21,6 +21,7 @@ import {
   testContext,
   testLabId,
 } from '../../testing/netns-host.ts';
+import { skipIf } from '../../testing/skip.ts';
 
 /** Delegates to a real runner but fails the calls whose argv matches; records spawned PIDs. */
 function failingRunner(
@@ -55,11 +56,7 @@ describe('netns provider lifecycle (integration)', function () {
   this.timeout(60_000);
 
   before(async function () {
-    const skip = await netnsSkipReason(testContext().runner);
-    if (skip !== undefined) {
-      console.log(`      skipping: ${skip}`);
-      this.skip();
-    }
+    skipIf(this, await netnsSkipReason(testContext().runner));
     await reapStaleTestLabs(new NetnsProvider(testContext()));
   });
 

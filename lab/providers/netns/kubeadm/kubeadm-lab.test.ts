@@ -16,21 +16,26 @@ import { silentLogger } from '../../../log/logger.ts';
 import { rootNetnsSnapshot } from '../../../testing/netns-host.ts';
 import { pollUntil } from '../../../wait/poll.ts';
 import { KUBELET_SYSCTLS, NODE_STATE_ROOT, PIN_ROOT } from './node-host.ts';
+import { missing, optIn, skipIf, type Skip } from '../../../testing/skip.ts';
 
 const CLI = ['node_modules/.bin/tsx', 'lab/cli/main.ts'];
 const PRESET = 'lab/presets/netns-kubeadm.yaml';
 const DAEMONS =
   /^(kubelet|kube-apiserver|kube-proxy|kube-controller|kube-scheduler|etcd|containerd.*|kubelet-loop.sh|pause|agnhost|hl-cluster-dns)$/;
 
-function skipReason(): string | undefined {
-  if (process.env.HL_KUBEADM_NETNS !== '1')
-    return 'set HL_KUBEADM_NETNS=1 (brings real Kubernetes up on namespace nodes; npm run test:netns-kubeadm)';
-  if (process.getuid?.() !== 0) return 'needs root for namespaces, mounts and cgroups';
+function skipReason(): Skip | undefined {
+  const optedOut = optIn(
+    'HL_KUBEADM_NETNS',
+    'npm run test:netns-kubeadm',
+    'brings real Kubernetes up on namespace nodes',
+  );
+  if (optedOut !== undefined) return optedOut;
+  if (process.getuid?.() !== 0) return missing('needs root for namespaces, mounts and cgroups');
   const cache = (parse(readFileSync(PRESET, 'utf8')) as { artifacts: { dir: string } }).artifacts
     .dir;
   return existsSync(join(cache, 'recipe.json'))
     ? undefined
-    : `no artifact cache at ${cache}: bash vagrant/artifacts/kubernetes/build.sh`;
+    : missing(`no artifact cache at ${cache}: bash vagrant/artifacts/kubernetes/build.sh`);
 }
 
 /** Everything of lab `id` this host still holds, one line each: the test's definition of "nothing left". */
@@ -93,10 +98,7 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
   };
 
   before(function () {
-    if (skip !== undefined) {
-      console.log(`      skipped: ${skip}`);
-      this.skip();
-    }
+    skipIf(this, skip);
   });
 
   after(() => {
