@@ -13,6 +13,7 @@ import { DEFAULT_PROBE_TIMEOUT_MS } from '../engine/suite-settings.ts';
 import { resultsDir } from '../report/write-report.ts';
 import { runSelftest } from './selftest-runner.ts';
 import { writeSelftest } from './selftest-report.ts';
+import { SELFTEST_ARGS } from './selftest-args.ts';
 import { runSuite } from './suite-process.ts';
 
 /** A suite run that takes longer is killed and counts as broken: a hang is a failure. */
@@ -22,10 +23,7 @@ const say = (line: string) =>
   process.stderr.write(`${new Date().toISOString().slice(11, 19)} selftest: ${line}\n`);
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: { lab: { type: 'string' }, fault: { type: 'string', multiple: true } },
-    allowPositionals: false,
-  });
+  const { values } = parseArgs(SELFTEST_ARGS);
   const labHome = resolve(process.env.LAB_HOME ?? '.lab');
   const store = new LabStore(labHome);
   const lab = store.resolveName(values.lab);
