@@ -48,6 +48,24 @@ async function snapshot(lab: TestLab): Promise<Record<string, unknown>> {
   return { nodes: Object.fromEntries(nodes), dnsRunning: await session.dns?.running() };
 }
 
+/** A probe from a pod created for it on `node` (and removed after): it sees the node's CNI config as it is now. */
+async function fromNewPod(lab: TestLab, node: string, args: string[]): Promise<ProbeReply> {
+  const name = `fresh-${node}`;
+  await lab.cluster.createPod({ name, namespace: lab.namespace, node, labels: { app: 'fresh' } });
+  try {
+    return await lab.cluster.probe(
+      name,
+      lab.namespace,
+      [...args, '--timeout-ms', String(PROBE_MS)],
+      {
+        timeoutMs: PROBE_MS + 4000,
+      },
+    );
+  } finally {
+    await lab.cluster.deletePod(name, lab.namespace);
+  }
+}
+
 /** A probe per fault that must fail while it is applied and pass once healed. */
 function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise<boolean>> {
   const plan = lab.cluster.plan;
@@ -68,6 +86,9 @@ function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise
     'vxlan-fdb-flushed': async () => ok(await from('win1', http(w.pods.lin1!, 8080, '/clientip'))),
     'dns-stopped': async () =>
       ok(await from('lin1', ['dns', `web-linux.${lab.namespace}.svc.cluster.local`])),
+    // A relative name needs the search list, which a pod gets when it is created: a new pod.
+    'windows-dns-search-list-missing': async () =>
+      ok(await fromNewPod(lab, 'win1', ['dns', 'web-linux'])),
     'nodeport-rules-removed': async () =>
       ok(
         await lab.cluster.probeOutside([
@@ -130,11 +151,11 @@ describe('fault injection on a netns lab (integration)', function () {
     it(`${fault.id}: breaks the dataplane, and heal restores it exactly`, async () => {
       const current = lab!;
       const witness = witnesses(current, workloads)[fault.id];
-      if (witness !== undefined) expect(await witness(), 'works before the fault').to.be.true;
+      if (witness === undefined) expect.fail(`no witness probe for ${fault.id}`);
+      expect(await witness(), 'works before the fault').to.be.true;
       await breakFault(current.session, fault.id);
       expect(await snapshot(current), 'the fault changed something').to.not.deep.equal(baseline);
-      if (witness !== undefined)
-        expect(await witness(), 'fails while the fault is applied').to.be.false;
+      expect(await witness(), 'fails while the fault is applied').to.be.false;
       if (index % 2 === 0) {
         expect(await healFaults(current.session)).to.have.length(1);
       } else {
@@ -142,7 +163,7 @@ describe('fault injection on a netns lab (integration)', function () {
       }
       expect(current.session.records.read()).to.deep.equal([]);
       expect(await snapshot(current), 'heal restored everything').to.deep.equal(baseline);
-      if (witness !== undefined) expect(await witness(), 'works again after heal').to.be.true;
+      expect(await witness(), 'works again after heal').to.be.true;
     });
   });
 
@@ -170,6 +191,24 @@ describe('fault injection on a netns lab (integration)', function () {
         expect(await get('lin1', 'win1', 65536), 'large answer out of win1').to.equal('ok');
         expect(await get('win1', 'win1', 65536), 'same node').to.equal('ok');
       }
+    } finally {
+      await healFaults(current.session);
+    }
+    expect(await snapshot(current)).to.deep.equal(baseline);
+  });
+
+  it('windows-dns-search-list-missing: relative names fail from new Windows pods only; FQDNs still resolve', async () => {
+    const current = lab!;
+    const lookup = async (node: string, name: string) =>
+      (await fromNewPod(current, node, ['dns', name])).result;
+    const fqdn = `web-linux.${current.namespace}.svc.cluster.local`;
+    await breakFault(current.session, 'windows-dns-search-list-missing');
+    try {
+      for (const node of ['win1', 'win2']) {
+        expect(await lookup(node, 'web-linux'), `${node} relative`).to.not.equal('ok');
+        expect(await lookup(node, fqdn), `${node} FQDN`).to.equal('ok');
+      }
+      expect(await lookup('lin1', 'web-linux'), 'lin1 relative').to.equal('ok');
     } finally {
       await healFaults(current.session);
     }

@@ -37,30 +37,45 @@ const script = (call: RecordedCall): string =>
 const hostOf = (call: RecordedCall): string =>
   /@127\.0\.0\.(\d+)/.exec(call.args.join(' '))?.[1] ?? '';
 
-/** A lab of fake nodes: every script reports changes until the lab is provisioned, then none. */
-function fakeLab(state: { provisioned: boolean; joinFails?: boolean }): RecordingRunner {
+/**
+ * A lab of fake nodes with state: each script changes its node the first time it runs there and
+ * finds nothing to do after; a node is registered once its join ran (the control plane once
+ * kubeadm-init did). So a second provision() sees exactly what the first one left.
+ */
+function fakeLab(options: { joinFails?: boolean } = {}): RecordingRunner {
+  const done = new Set<string>();
+  const node = (call: RecordedCall) => ({ '2': 'cp1', '3': 'lin1', '4': 'win1' })[hostOf(call)];
+  /** Whether this is the script's first run on the call's node (and records that it ran). */
+  const firstRun = (call: RecordedCall): boolean => {
+    const key = `${node(call)} ${script(call)}`;
+    const first = !done.has(key);
+    done.add(key);
+    return first;
+  };
   return new RecordingRunner()
     .on(/ -- sudo cat \/etc\/kubernetes\/admin\.conf$/, { stdout: KUBECONFIG })
     .on(/ -- sudo cat \/etc\/kubernetes\/pki\/ca\.crt$/, {
       stdout: readFileSync(join(TESTDATA, 'ca.crt'), 'utf8'),
     })
     .on(/ get nodes -o name$/, () => ({
-      stdout: state.provisioned ? 'node/cp1\nnode/lin1\nnode/win1\n' : 'node/cp1\n',
+      stdout: [...done]
+        .filter((k) => /^\S+ kubeadm-(init\.sh|join\.(sh|ps1))$/.test(k))
+        .map((k) => `node/${k.split(' ')[0]!}\n`)
+        .join(''),
     }))
-    .on(/kubeadm-join\.(sh|ps1)/, (call) =>
-      state.joinFails === true
-        ? {
-            exitCode: 1,
-            stderr: `[preflight] bad token\nkubeadm join --token ${call.options.input?.split('\n')[0] ?? ''} failed\n${call.options.input ?? ''}`,
-          }
-        : {
-            stdout: state.provisioned
-              ? 'hl: ok: already joined\n'
-              : `hl: changed: joined (read ${call.options.input ?? ''})\n`,
-          },
-    )
-    .on(/\.(sh|ps1)\b/, () => ({
-      stdout: state.provisioned ? 'hl: ok: nothing to do\n' : 'hl: changed: something\n',
+    .on(/kubeadm-join\.(sh|ps1)/, (call) => {
+      if (options.joinFails === true) {
+        return {
+          exitCode: 1,
+          stderr: `[preflight] bad token\nkubeadm join --token ${call.options.input?.split('\n')[0] ?? ''} failed\n${call.options.input ?? ''}`,
+        };
+      }
+      return firstRun(call)
+        ? { stdout: `hl: changed: joined (read ${call.options.input ?? ''})\n` }
+        : { stdout: 'hl: ok: already joined\n' };
+    })
+    .on(/\.(sh|ps1)\b/, (call) => ({
+      stdout: firstRun(call) ? 'hl: changed: something\n' : 'hl: ok: nothing to do\n',
     }));
 }
 
@@ -109,7 +124,7 @@ describe('provision() against a recording runner', function () {
   });
 
   it('provisions the control plane first, then the workers in parallel, joining with a fresh token', async () => {
-    const runner = fakeLab({ provisioned: false });
+    const runner = fakeLab();
     const result = await provision(plan, shells(runner), options(runner));
     const scripts = runner.calls
       .map((c, i) => ({ i, host: hostOf(c), script: script(c) }))
@@ -156,15 +171,27 @@ describe('provision() against a recording runner', function () {
     expect(result.changed).to.be.greaterThan(10);
   });
 
-  it('changes nothing and makes no token on a provisioned lab', async () => {
-    const runner = fakeLab({ provisioned: true });
-    const first = fakeLab({ provisioned: false });
-    await provision(plan, shells(first), options(first));
+  it('provisioned again, runs every step once more, changes nothing and makes no token', async () => {
+    const runner = fakeLab();
+    const first = await provision(plan, shells(runner), options(runner));
+    const firstCalls = runner.calls.length;
     lines = [];
     const result = await provision(plan, shells(runner), options(runner));
+    const again = runner.calls.slice(firstCalls);
+    const steps = (calls: RecordedCall[]) =>
+      calls.filter((c) => script(c) !== '').map((c) => `${hostOf(c)} ${script(c)}`);
+    expect(first.changed).to.be.greaterThan(10);
     expect(result.changed).to.equal(0);
+    // The same steps, in the same order per node, less the token only new joins need.
+    const perNode = (list: string[]) =>
+      ['2', '3', '4'].map((h) => list.filter((s) => s.startsWith(`${h} `)));
+    expect(perNode(steps(again))).to.deep.equal(
+      perNode(
+        steps(runner.calls.slice(0, firstCalls)).filter((s) => !s.endsWith('create-join-token.sh')),
+      ),
+    );
     expect(
-      runner.calls.some(
+      again.some(
         (c) => script(c) === 'create-join-token.sh' || c.args.join(' ').includes('ca.crt'),
       ),
     ).to.equal(false);
@@ -173,7 +200,7 @@ describe('provision() against a recording runner', function () {
   });
 
   it('a failing join names node, step, command and output tail, with the secrets masked', async () => {
-    const runner = fakeLab({ provisioned: false, joinFails: true });
+    const runner = fakeLab({ joinFails: true });
     const error = await provision(plan, shells(runner), options(runner)).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ProvisionError);
     const e = error as ProvisionError;
