@@ -1,6 +1,7 @@
 /**
- * Test support: a KubernetesDriver over the recorded fakes. Unit level only — the kubeconfig names
- * 127.0.0.1 but is never contacted; the only socket opened is the external echo's, on 127.0.0.1.
+ * Test support: a KubernetesDriver over the fakes, which answer with what a live API server
+ * answered (kube-recorded-objects.ts). The kubeconfig names 127.0.0.1 but is never contacted; the
+ * only socket opened is the external echo's, on 127.0.0.1.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

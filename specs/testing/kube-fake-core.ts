@@ -1,28 +1,38 @@
 /**
- * Test support: a recorded fake of CoreV1Api — it records what is created, plays kubelet and the
- * namespace controller, and answers with recorded shapes. Unit level only; it opens no socket.
+ * Test support: a fake of CoreV1Api that answers with what a live API server answered the same
+ * calls (kube-recorded-objects.ts) — it keeps what is created, plays kubelet with the recorded pod
+ * statuses and the namespace controller with the recorded Terminating reads, and fails as the server
+ * failed (the recorded ApiException codes and bodies, re-addressed to the fake's object names). It
+ * opens no socket.
  */
 import {
-  ApiException,
   CoreV1EventList,
-  V1Namespace,
   V1NodeList,
+  V1ObjectMeta,
+  V1Pod,
   V1PodList,
   V1Service,
   V1ServiceSpec,
   V1Status,
   type CoreV1Event,
+  type V1Namespace,
   type V1Node,
-  type V1Pod,
   type V1PodStatus,
 } from '@kubernetes/client-node';
 import type { CoreClient } from '../drivers/kubernetes/kube-clients.ts';
-import { containerCreating, NODES, recorded, runningStatus } from './kube-recorded-objects.ts';
-
-function apiError(code: number, reason: string, message: string): ApiException<string> {
-  const body = JSON.stringify({ kind: 'Status', status: 'Failure', message, reason, code });
-  return new ApiException(code, `HTTP-Code: ${code}`, body, {});
-}
+import {
+  createdNamespace,
+  NODES,
+  RECORDED,
+  recorded,
+  recordedApiError,
+  recordedResponse,
+  recordedService,
+  statusOnPoll,
+  systemPods,
+  terminatingNamespace,
+  withPodIp,
+} from './kube-recorded-objects.ts';
 
 /** CoreV1Api fake: records what is created, plays kubelet with `podStatus`, deletes namespaces after `terminatingReads`. */
 export class FakeCore implements CoreClient {
@@ -30,15 +40,23 @@ export class FakeCore implements CoreClient {
   readonly namespaces = new Map<string, V1Namespace>();
   readonly pods: V1Pod[] = [];
   readonly services: V1Service[] = [];
+  /** Warning events listNamespacedEvent returns (tests push recorded ones). */
   readonly events: CoreV1Event[] = [];
   readonly calls: string[] = [];
-  /** What kubelet reports for a pod on the n-th list (0-based); default Ready from the second list. */
+  /**
+   * What kubelet reports for a pod on the n-th list of its namespace (0-based). Default: the
+   * recorded status sequence of the pod (or of its slot's stand-in), at the fake's pod address.
+   */
   podStatus: (pod: V1Pod, list: number) => V1PodStatus = (pod, list) =>
-    list === 0 ? containerCreating : runningStatus(this.podIp(pod));
+    withPodIp(statusOnPoll(pod.metadata?.name ?? '', list), this.podIp(pod));
   /** readNamespace calls that still see a Terminating namespace after delete. */
   terminatingReads = 1;
-  #lists = 0;
+  /** Pod creates answered as v1.20 answers one before the service-account token exists (500, retry after 1 s). */
+  createsTooEarly = 0;
+  readonly #lists = new Map<string, number>();
+  /** Namespaces being deleted: reads left before they are gone (0: gone). */
   readonly #deleted = new Map<string, number>();
+  readonly #reads = new Map<string, number>();
 
   /** The namespace controller finishes: the namespace is gone from now on. */
   purge(name: string): void {
@@ -52,86 +70,134 @@ export class FakeCore implements CoreClient {
     return `10.244.${node}.${10 + this.pods.indexOf(pod)}`;
   }
 
+  #exists(name: string): boolean {
+    return this.namespaces.has(name) && this.#deleted.get(name) !== 0;
+  }
+
   listNode: CoreClient['listNode'] = () => {
     this.calls.push('listNode');
-    return Promise.resolve(recorded(V1NodeList, { items: structuredClone(this.nodes) }));
+    const list = recordedResponse(V1NodeList, RECORDED.cluster.nodes);
+    list.items = structuredClone(this.nodes);
+    return Promise.resolve(list);
   };
 
   createNamespace: CoreClient['createNamespace'] = ({ body }) => {
-    this.calls.push(`createNamespace ${body.metadata?.name}`);
-    this.namespaces.set(body.metadata!.name!, body);
-    return Promise.resolve(body);
+    const name = body.metadata!.name!;
+    this.calls.push(`createNamespace ${name}`);
+    if (this.#exists(name)) {
+      return Promise.reject(recordedApiError(RECORDED.namespaces.createAgain, name));
+    }
+    const created = createdNamespace(body);
+    this.namespaces.set(name, created);
+    this.#deleted.delete(name);
+    return Promise.resolve(created);
   };
 
   readNamespace: CoreClient['readNamespace'] = ({ name }) => {
     this.calls.push(`readNamespace ${name}`);
-    const left = this.#deleted.get(name);
-    if (!this.namespaces.has(name) || left === 0) {
-      return Promise.reject(apiError(404, 'NotFound', `namespaces "${name}" not found`));
+    if (!this.#exists(name)) {
+      return Promise.reject(recordedApiError(RECORDED.namespaces.readMissing, name));
     }
-    if (left !== undefined) this.#deleted.set(name, left - 1);
-    const phase = left === undefined ? 'Active' : 'Terminating';
-    return Promise.resolve(recorded(V1Namespace, { metadata: { name }, status: { phase } }));
+    const left = this.#deleted.get(name);
+    if (left === undefined) return Promise.resolve(structuredClone(this.namespaces.get(name)!));
+    this.#deleted.set(name, left - 1);
+    const read = this.#reads.get(name) ?? 0;
+    this.#reads.set(name, read + 1);
+    return Promise.resolve(terminatingNamespace(name, read));
   };
 
   deleteNamespace: CoreClient['deleteNamespace'] = ({ name }) => {
     this.calls.push(`deleteNamespace ${name}`);
-    const left = this.#deleted.get(name);
-    if (!this.namespaces.has(name) || left === 0) {
-      return Promise.reject(apiError(404, 'NotFound', `namespaces "${name}" not found`));
+    if (!this.#exists(name)) {
+      return Promise.reject(recordedApiError(RECORDED.namespaces.deleteGone, name));
     }
-    if (left !== undefined) {
-      const message = `Operation cannot be fulfilled on namespaces "${name}": The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.`;
-      return Promise.reject(apiError(409, 'Conflict', message));
+    // v1.20 answers the first delete and one while Terminating alike: 200 with the namespace,
+    // phase Terminating, which client-node reads as a V1Status (keeping what fits).
+    const first = !this.#deleted.has(name);
+    if (first) {
+      this.#deleted.set(name, this.terminatingReads);
+      this.#reads.set(name, 0);
     }
-    this.#deleted.set(name, this.terminatingReads);
-    return Promise.resolve(recorded(V1Status, { kind: 'Status', status: 'Success' }));
+    const answer = first ? RECORDED.namespaces.delete : RECORDED.namespaces.deleteAgain;
+    return Promise.resolve(recordedResponse(V1Status, answer));
   };
 
   createNamespacedPod: CoreClient['createNamespacedPod'] = ({ namespace, body }) => {
-    this.calls.push(`createNamespacedPod ${namespace}/${body.metadata?.name}`);
-    this.pods.push(structuredClone(body));
-    return Promise.resolve(body);
+    const name = body.metadata?.name ?? '';
+    this.calls.push(`createNamespacedPod ${namespace}/${name}`);
+    if (this.createsTooEarly > 0) {
+      this.createsTooEarly--;
+      return Promise.reject(recordedApiError(RECORDED.pods.createTooEarly));
+    }
+    if (this.pods.some((p) => p.metadata?.name === name && p.metadata.namespace === namespace)) {
+      return Promise.reject(recordedApiError(RECORDED.pods.createAgain, name));
+    }
+    const created = recorded(V1Pod, body);
+    (created.metadata ??= recorded(V1ObjectMeta, {})).namespace = namespace;
+    this.pods.push(created);
+    return Promise.resolve(structuredClone(created));
   };
 
   listNamespacedPod: CoreClient['listNamespacedPod'] = ({ namespace }) => {
     this.calls.push(`listNamespacedPod ${namespace}`);
-    const list = this.#lists++;
-    const items = this.pods.map((pod) => {
-      const seen = structuredClone(pod);
-      seen.status = this.podStatus(pod, list);
-      return seen;
-    });
-    return Promise.resolve(recorded(V1PodList, { items }));
+    const system = systemPods(namespace);
+    if (system !== undefined) return Promise.resolve(system);
+    const list = this.#lists.get(namespace) ?? 0;
+    this.#lists.set(namespace, list + 1);
+    const items = this.pods
+      .filter((pod) => pod.metadata?.namespace === namespace)
+      .map((pod) => {
+        const seen = structuredClone(pod);
+        seen.status = this.podStatus(pod, list);
+        return seen;
+      });
+    return Promise.resolve(recorded(V1PodList, { apiVersion: 'v1', kind: 'PodList', items }));
   };
 
   listNamespacedEvent: CoreClient['listNamespacedEvent'] = ({ namespace }) => {
     this.calls.push(`listNamespacedEvent ${namespace}`);
-    return Promise.resolve(recorded(CoreV1EventList, { items: this.events }));
+    return Promise.resolve(
+      recorded(CoreV1EventList, { apiVersion: 'v1', kind: 'EventList', items: this.events }),
+    );
   };
 
+  /** Services get the clusterIP and nodePort the recorded server gave the same Service. */
   createNamespacedService: CoreClient['createNamespacedService'] = ({ namespace, body }) => {
-    this.calls.push(`createNamespacedService ${namespace}/${body.metadata?.name}`);
-    const created = structuredClone(body);
-    const index = this.services.length;
+    const name = body.metadata?.name ?? '';
+    this.calls.push(`createNamespacedService ${namespace}/${name}`);
+    if (
+      this.services.some((s) => s.metadata?.name === name && s.metadata.namespace === namespace)
+    ) {
+      return Promise.reject(recordedApiError(RECORDED.services.createAgain, name));
+    }
+    const created = recorded(V1Service, body);
+    (created.metadata ??= recorded(V1ObjectMeta, {})).namespace = namespace;
     const spec = (created.spec ??= recorded(V1ServiceSpec, {}));
-    spec.clusterIP ??= `10.96.${100 + index}.${20 + index}`;
-    if (spec.type === 'NodePort')
-      for (const port of spec.ports ?? []) port.nodePort = 30080 + index;
+    const assigned = recordedService(name)?.spec;
+    if (assigned === undefined) {
+      return Promise.reject(
+        new Error(`FakeCore: no recorded Service ${name} to copy addresses from`),
+      );
+    }
+    spec.clusterIP = assigned.clusterIP;
+    spec.clusterIPs = assigned.clusterIPs;
+    (spec.ports ?? []).forEach((port, i) => {
+      const nodePort = assigned.ports?.[i]?.nodePort;
+      if (nodePort !== undefined) port.nodePort = nodePort;
+    });
     this.services.push(created);
-    return Promise.resolve(created);
+    return Promise.resolve(structuredClone(created));
   };
 
   readNamespacedService: CoreClient['readNamespacedService'] = ({ name, namespace }) => {
     this.calls.push(`readNamespacedService ${namespace}/${name}`);
     if (namespace === 'default' && name === 'kubernetes') {
-      const ports = [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }];
-      return Promise.resolve(
-        recorded(V1Service, { metadata: { name }, spec: { clusterIP: '10.96.0.1', ports } }),
-      );
+      return Promise.resolve(recordedResponse(V1Service, RECORDED.services.kubernetes));
     }
-    const found = this.services.find((s) => s.metadata?.name === name);
-    if (found !== undefined) return Promise.resolve(found);
-    return Promise.reject(apiError(404, 'NotFound', `services "${name}" not found`));
+    const found = this.services.find(
+      (s) => s.metadata?.name === name && s.metadata.namespace === namespace,
+    );
+    if (found !== undefined) return Promise.resolve(structuredClone(found));
+    return Promise.reject(recordedApiError(RECORDED.services.readMissing, name));
   };
 }

@@ -1,10 +1,22 @@
-// Unit level only: outputs below are the shapes curl and agnhost print; no real cluster exists here.
+// "recorded probes" replays what curl 7.88.1 and agnhost printed in pods of a live v1.20.2 cluster
+// (kube-recorded-objects.ts). The literal outputs elsewhere are those of other curl builds (curl 8,
+// Windows curl.exe 7.5x, Windows Go errors), which no node here runs.
 import { expect } from 'chai';
-import { V1Status } from '@kubernetes/client-node';
+import { V1Service } from '@kubernetes/client-node';
 import type { ProbeRequest } from '../../model/lab-driver.ts';
 import { probeCommand, replyFromExec } from './agnhost-probe.ts';
-import type { ExecResult } from './exec-in-pod.ts';
-import { exitStatus, recorded } from '../../testing/kube-recorded-objects.ts';
+import { execInPod, type ExecResult } from './exec-in-pod.ts';
+import { FakeExec } from '../../testing/kube-fake-exec.ts';
+import {
+  execRun,
+  exitStatus,
+  RECORDED,
+  recordedResponse,
+  recordedService,
+  replay,
+  statusFrame,
+  statusOnPoll,
+} from '../../testing/kube-recorded-objects.ts';
 
 const ran = (exitCode: number, stdout: string, stderr = ''): ExecResult => ({
   exitCode,
@@ -159,20 +171,73 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
     });
   });
 
-  it('turns an exec the API failed without an exit code into error', () => {
-    const failed: ExecResult = {
-      exitCode: null,
-      stdout: '',
-      stderr: '',
-      status: recorded(V1Status, {
-        status: 'Failure',
-        reason: 'InternalError',
-        message: 'exec: "curl": executable file not found in $PATH',
-      }),
-    };
-    expect(replyFromExec(http, failed)).to.deep.equal({
-      result: 'error',
-      error: 'exec failed: exec: "curl": executable file not found in $PATH',
+  it('turns an exec the API failed without an exit code into error (recorded InternalError frame)', () => {
+    const status = statusFrame('missing-executable');
+    const failed: ExecResult = { exitCode: null, stdout: '', stderr: '', status };
+    const reply = replyFromExec(http, failed);
+    expect(reply.result).to.equal('error');
+    expect(reply.error).to.equal(`exec failed: ${status.message}`);
+    expect(reply.error).to.contain('"curl.exe": executable file not found in $PATH');
+  });
+});
+
+describe('recorded probes (probeCommand run in a pod of a live v1.20.2 cluster, frames replayed)', () => {
+  /** The recorded run through execInPod over its replayed frames, then replyFromExec. */
+  async function replyOf(name: string) {
+    const run = execRun(name);
+    const exec = new FakeExec(() => replay(name));
+    const target = { namespace: 'hybrid-lab-r1', pod: run.pod, container: 'netexec' };
+    const result = await execInPod(exec, target, run.command, 5000);
+    const request = run.request!;
+    // The argv the recorder ran is the one the driver builds for the request.
+    expect(probeCommand('linux', request, run.timeoutMs)).to.deep.equal(run.command);
+    return { reply: replyFromExec(request, result), request };
+  }
+
+  it('http: /clientip answers with the source pod address; curl connected to the target pod', async () => {
+    const { reply, request } = await replyOf('http-clientip');
+    const source = statusOnPoll(execRun('http-clientip').pod, Infinity).podIP!;
+    const target = new URL((request as { url: string }).url).hostname;
+    expect(reply).to.include({ result: 'ok', status: 200, peer: target });
+    expect(reply.body).to.match(new RegExp(`^${source.replaceAll('.', '\\.')}:\\d+$`));
+    expect(reply.bytes).to.equal(reply.body!.length);
+  });
+
+  it('http: a closed port is refused (curl 7.88 says so only in -v output), a silent address times out', async () => {
+    const refused = (await replyOf('http-refused')).reply;
+    expect(refused.result).to.equal('refused');
+    expect(refused.error).to.contain('Connection refused');
+    const timeout = (await replyOf('http-timeout')).reply;
+    expect(timeout.result).to.equal('timeout');
+    expect(timeout.error).to.match(/^Connection timed out after \d+ milliseconds$/);
+  });
+
+  it('dns: curl 7.88 names the address in its Trying line: the Service ClusterIP, kubernetes.default', async () => {
+    const webLinux = recordedService('web-linux')!.spec!.clusterIP;
+    expect((await replyOf('dns-service')).reply).to.deep.equal({
+      result: 'ok',
+      addresses: [webLinux],
+    });
+    const kubernetes = recordedResponse(V1Service, RECORDED.services.kubernetes).spec!.clusterIP;
+    expect((await replyOf('dns-kubernetes')).reply).to.deep.equal({
+      result: 'ok',
+      addresses: [kubernetes],
+    });
+    expect((await replyOf('dns-nxdomain')).reply).to.deep.equal({
+      result: 'nxdomain',
+      error: 'Could not resolve host: web-nosuch',
+    });
+  });
+
+  it('tcp: agnhost connect exits 0, or 1 with REFUSED or TIMEOUT', async () => {
+    expect((await replyOf('tcp-ok')).reply).to.deep.equal({ result: 'ok' });
+    expect((await replyOf('tcp-refused')).reply).to.deep.equal({
+      result: 'refused',
+      error: 'REFUSED',
+    });
+    expect((await replyOf('tcp-timeout')).reply).to.deep.equal({
+      result: 'timeout',
+      error: 'TIMEOUT',
     });
   });
 });

@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import type { V1Status } from '@kubernetes/client-node';
 import { LabError } from '../../../lab/errors.ts';
-import type { ExecClient, ExecSocket } from './kube-clients.ts';
+import { errorMessage, type ExecClient, type ExecSocket } from './kube-clients.ts';
 
 export interface ExecTarget {
   namespace: string;
@@ -148,9 +148,8 @@ export function execInPod(
         },
         (error: unknown) => {
           settle(() => {
-            const text = error instanceof Error ? error.message : String(error);
             reject(
-              new ExecError('connect', `exec in ${where} could not start: ${text}`, {
+              new ExecError('connect', `exec in ${where} could not start: ${errorMessage(error)}`, {
                 cause: error,
               }),
             );

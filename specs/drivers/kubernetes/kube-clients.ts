@@ -78,21 +78,46 @@ export function isNotFound(error: unknown): boolean {
   return apiStatusCode(error) === 404;
 }
 
+/** The Status an API error carries (its body, parsed when it is JSON text). */
+function apiStatus(error: ApiException<unknown>): Record<string, unknown> | undefined {
+  const { body } = error;
+  if (typeof body === 'object' && body !== null) return body as Record<string, unknown>;
+  if (typeof body !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Any thrown value's message: ws rejects with ErrorEvents, which are no Errors but carry one. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(error);
+}
+
 /** An API error as one line: the HTTP code and the Status message, not client-node's full dump. */
 export function apiErrorText(error: unknown): string {
-  if (!(error instanceof ApiException))
-    return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof ApiException)) return errorMessage(error);
   const { code, body } = error as ApiException<unknown>;
-  let message: unknown = body;
-  if (typeof body === 'string') {
-    try {
-      message = (JSON.parse(body) as { message?: unknown }).message ?? body;
-    } catch {
-      message = body;
-    }
-  } else if (typeof body === 'object' && body !== null && 'message' in body) {
-    message = body.message;
-  }
+  const message = apiStatus(error as ApiException<unknown>)?.message ?? body;
   const text = typeof message === 'string' ? message.trim() : '';
   return `HTTP ${code}${text === '' ? '' : `: ${text}`}`;
+}
+
+/**
+ * Seconds after which the API asks for the call again (a Status with reason ServerTimeout or
+ * TooManyRequests and details.retryAfterSeconds), else undefined. A v1.20 server answers a pod
+ * created before its namespace's service-account token exists with one of these.
+ */
+export function retryAfterSeconds(error: unknown): number | undefined {
+  if (!(error instanceof ApiException)) return undefined;
+  const status = apiStatus(error as ApiException<unknown>);
+  if (status?.reason !== 'ServerTimeout' && status?.reason !== 'TooManyRequests') return undefined;
+  const details = status.details as { retryAfterSeconds?: unknown } | undefined;
+  return typeof details?.retryAfterSeconds === 'number' ? details.retryAfterSeconds : 1;
 }

@@ -1,38 +1,48 @@
-// Unit level only: the API server and kubelet are recorded fakes (fake-core.ts); no real cluster
-// exists on this machine. The only sockets opened are the external echo's, on 127.0.0.1.
+// The API server and kubelet are fakes that answer what a live v1.20.2 API server answered the
+// same calls (kube-fake-core.ts over kube-recorded-objects.ts); the Windows node is hand-written.
+// The only sockets opened are the external echo's, on 127.0.0.1.
 import { expect } from 'chai';
 import { podNames } from '../../model/workload-names.ts';
 import { driverFixture } from '../../testing/kube-driver-fixture.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import { KubernetesDriver } from './kubernetes-driver.ts';
+import { V1Namespace } from '@kubernetes/client-node';
 import {
-  containerCreating,
-  imagePullBackOff,
+  cordoned,
+  FAILING_PODS,
+  failedStatus,
   NODES,
+  POLLS_UNTIL_READY,
   readyCondition,
-  recordedNode,
+  recorded,
+  recordedService,
+  recordedWarnings,
   runningStatus,
-  warningEvent,
+  UNPULLABLE_IMAGE,
+  withReady,
 } from '../../testing/kube-recorded-objects.ts';
 
-describe('KubernetesDriver (unit; recorded fake of the API, no cluster)', () => {
+describe('KubernetesDriver (unit; fakes answering with recorded API responses)', () => {
   it('discovers nodes (os, role, InternalIP), the server version and OS builds', async () => {
     const { kubeconfig, facts, options } = driverFixture();
     const driver = await KubernetesDriver.open(kubeconfig, facts, options);
     expect(driver.nodes).to.deep.equal([
       { name: 'cp1', os: 'linux', role: 'control-plane', ip: '192.168.200.10' },
       { name: 'lin1', os: 'linux', role: 'worker', ip: '192.168.200.11' },
-      { name: 'win1', os: 'windows', role: 'worker', ip: '192.168.200.12' },
+      { name: 'win1', os: 'windows', role: 'worker', ip: '192.168.200.13' },
     ]);
+    const linux = `Debian GNU/Linux 12 (bookworm) (${NODES.lin1().status?.nodeInfo?.kernelVersion})`;
     expect(driver.info).to.deep.equal({
       lab: 'hybrid',
       provider: 'existing',
       emulated: false,
-      kubernetesVersion: 'v1.30.4',
+      kubernetesVersion: 'v1.20.2',
+      // No CNI runs as pods on the recorded cluster (a bridge CNI): the lab's word stands.
       cni: 'flannel/vxlan',
+      clusterDns: 'hl-cluster-dns (a stand-in for CoreDNS: hybrid-lab/cluster-dns:0.1.0)',
       osBuilds: {
-        cp1: 'Debian GNU/Linux 12 (bookworm) (6.1.0-18-amd64)',
-        lin1: 'Debian GNU/Linux 12 (bookworm) (6.1.0-18-amd64)',
+        cp1: linux,
+        lin1: linux,
         win1: 'Windows Server 2022 Datacenter (10.0.20348.2582)',
       },
     });
@@ -44,14 +54,11 @@ describe('KubernetesDriver (unit; recorded fake of the API, no cluster)', () => 
     await driver.checkReady();
     core.nodes = [
       NODES.cp1(),
-      recordedNode('lin1', 'linux', '192.168.200.11', { cordoned: true }),
-      recordedNode('win1', 'windows', '192.168.200.12', {
-        ready: readyCondition(
-          'Unknown',
-          'NodeStatusUnknown',
-          'Kubelet stopped posting node status.',
-        ),
-      }),
+      cordoned(NODES.lin1()),
+      withReady(
+        NODES.win1(),
+        readyCondition('Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.'),
+      ),
     ];
     const error = await driver.checkReady().catch((e: unknown) => e);
     expect(error).to.be.instanceOf(InfrastructureError);
@@ -102,32 +109,41 @@ describe('KubernetesDriver (unit; recorded fake of the API, no cluster)', () => 
         'web-linux',
         'web-windows',
       ]);
+      // The wait took the recorded road to Ready: Pending, ContainerCreating, Running but not
+      // Ready (readiness probe), Ready; deploy returned on the poll the real pods were all Ready.
+      const lists = core.calls.filter((c) => c === `listNamespacedPod ${ns}`);
+      expect(lists).to.have.length(POLLS_UNTIL_READY);
       const pod = workloads.pods.find((p) => p.name === 'netexec-win1-a')!;
       expect(pod).to.deep.equal({
         name: 'netexec-win1-a',
         node: 'win1',
         os: 'windows',
-        ip: '10.244.2.14',
+        ip: core.podIp(win),
         fqdn: `netexec-win1-a.netexec.${ns}.svc.lab.example`,
       });
+      // clusterIP and nodePort as the recorded API server assigned them.
+      const assigned = (name: string) => {
+        const spec = recordedService(name)!.spec!;
+        return { clusterIP: spec.clusterIP, nodePort: spec.ports![0]!.nodePort };
+      };
       expect(workloads.services).to.deep.equal([
         {
           name: 'web-linux',
           os: 'linux',
-          clusterIP: '10.96.101.21',
+          ...assigned('web-linux'),
           port: 80,
-          nodePort: 30081,
           fqdn: `web-linux.${ns}.svc.lab.example`,
         },
         {
           name: 'web-windows',
           os: 'windows',
-          clusterIP: '10.96.102.22',
+          ...assigned('web-windows'),
           port: 80,
-          nodePort: 30082,
           fqdn: `web-windows.${ns}.svc.lab.example`,
         },
       ]);
+      expect(workloads.services[0]!.clusterIP).to.match(/^10\.\d+\.\d+\.\d+$/);
+      expect(workloads.services[0]!.nodePort).to.be.within(30000, 32767);
       expect(workloads.apiServiceIP).to.equal('10.96.0.1');
       expect(workloads.dnsDomain).to.equal('lab.example');
       expect(workloads.external.address).to.equal('127.0.0.1');
@@ -144,20 +160,16 @@ describe('KubernetesDriver (unit; recorded fake of the API, no cluster)', () => 
 
   it('times out naming the pods that are not Ready and what they last showed', async () => {
     const { kubeconfig, facts, core, options } = driverFixture();
-    const image = 'mirror.local:5000/e2e/agnhost:2.52';
+    // The recorded failing pods keep their names here: a pod pinned to a Windows node the cluster
+    // lacks, an image that cannot be pulled (the fixture's IMAGE_REPO names the same one), and a
+    // sandbox the runtime cannot start; their recorded statuses and Warning events.
+    core.nodes = [NODES.cp1(), NODES.lin1(), NODES.lin2(), NODES.win1()];
+    const failing: string[] = Object.values(FAILING_PODS);
     core.podStatus = (pod) => {
       const name = pod.metadata?.name ?? '';
-      if (name.startsWith('netexec-win1')) return imagePullBackOff(image);
-      if (name === 'netexec-lin1-b') return containerCreating;
-      return runningStatus(core.podIp(pod));
+      return failing.includes(name) ? failedStatus(name) : runningStatus(core.podIp(pod));
     };
-    core.events.push(
-      warningEvent(
-        'netexec-lin1-b',
-        'FailedCreatePodSandBox',
-        'plugin type="flannel" failed (add): failed to delegate add: no IP addresses available in range set',
-      ),
-    );
+    core.events.push(...recordedWarnings());
     const driver = await KubernetesDriver.open(kubeconfig, facts, {
       ...options,
       podsReadyTimeoutMs: 40,
@@ -166,18 +178,53 @@ describe('KubernetesDriver (unit; recorded fake of the API, no cluster)', () => 
     expect(error).to.be.instanceOf(InfrastructureError);
     const message = (error as Error).message;
     expect(message).to.contain(
-      'timed out after 40 ms waiting for pods netexec-lin1-b, netexec-win1-a, netexec-win1-b in hybrid-lab-r3',
+      'timed out after 40 ms waiting for pods netexec-lin1-a, netexec-lin2-b, netexec-win1-a in hybrid-lab-r3',
     );
     expect(message).to.contain(
-      `netexec-win1-a: ImagePullBackOff: Back-off pulling image "${image}"`,
+      `netexec-lin1-a: ImagePullBackOff: Back-off pulling image "${UNPULLABLE_IMAGE}"`,
+    );
+    // The sandbox error shows only in the event.
+    expect(message).to.match(
+      /netexec-lin2-b: ContainerCreating; last warning: FailedCreatePodSandBox: Failed to create pod sandbox: .*ip_local_port_range: invalid argument/,
     );
     expect(message).to.contain(
-      'netexec-lin1-b: ContainerCreating; last warning: FailedCreatePodSandBox: plugin type="flannel"',
+      "netexec-win1-a: Unschedulable: 0/3 nodes are available: 3 node(s) didn't match",
     );
     expect(message).not.to.contain('netexec-cp1-a:');
     expect(error).to.have.property('hint').that.contains('AGNHOST_IMAGE');
     await driver.cleanup();
     expect(core.calls).to.include('deleteNamespace hybrid-lab-r3');
+  });
+
+  it('a run whose namespace exists fails on the recorded 409 and cleanup leaves that namespace alone', async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    const driver = await KubernetesDriver.open(kubeconfig, facts, options);
+    await core.createNamespace({
+      body: recorded(V1Namespace, { metadata: { name: 'hybrid-lab-r8' } }),
+    });
+    const error = await driver.deploy('r8', podNames(driver.nodes)).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(InfrastructureError);
+    // apiErrorText over the recorded AlreadyExists body, not client-node's multi-line dump.
+    expect((error as Error).message).to.equal(
+      'create namespace hybrid-lab-r8 failed: HTTP 409: namespaces "hybrid-lab-r8" already exists',
+    );
+    await driver.cleanup();
+    expect(core.calls.filter((c) => c.startsWith('deleteNamespace'))).to.deep.equal([]);
+    expect(core.pods).to.deep.equal([]);
+  });
+
+  it('repeats a pod create the server answers with the recorded 500 ServerTimeout (no service-account token yet)', async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    const driver = await KubernetesDriver.open(kubeconfig, facts, options);
+    core.createsTooEarly = 2;
+    const names = podNames(driver.nodes);
+    const workloads = await driver.deploy('r9', names);
+    expect(core.createsTooEarly).to.equal(0);
+    expect(Object.keys(workloads.pods).length).to.equal(names.length);
+    expect(core.pods.map((p) => p.metadata?.name).sort()).to.deep.equal(
+      names.map((p) => p.name).sort(),
+    );
+    await driver.cleanup();
   });
 
   it('keeps the run namespace for the nightly collector when asked, still stopping the echo', async () => {

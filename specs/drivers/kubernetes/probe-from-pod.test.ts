@@ -1,21 +1,23 @@
-// Unit level only: Exec is a recorded fake (fake-exec.ts); no real cluster exists on this machine.
+// Exec is a fake (kube-fake-exec.ts): Linux probes replay the frames a live v1.20.2 cluster sent
+// for the same commands; the Windows answer is hand-written (no Windows node can run here).
 import { expect } from 'chai';
 import { podNames } from '../../model/workload-names.ts';
 import { driverFixture } from '../../testing/kube-driver-fixture.ts';
 import type { ExecScript } from '../../testing/kube-fake-exec.ts';
 import { KubernetesDriver } from './kubernetes-driver.ts';
-import { exitStatus } from '../../testing/kube-recorded-objects.ts';
+import { exitStatus, replay } from '../../testing/kube-recorded-objects.ts';
 
 describe('KubernetesDriver.probeFromPod (through a fake Exec)', () => {
   it('probes from a pod through Exec: the pod OS picks the command, the status frame the result', async () => {
     const answers: Record<string, ExecScript> = {
+      // Hand-written: curl.exe's output on a Windows node.
       'curl.exe': {
         stdout: '10.244.1.12:50312\n--hybrid-lab-status:200 17',
         status: exitStatus(0),
         delayMs: 20,
       },
-      curl: { stderr: '* IPv4: 10.96.0.1\n*   Trying 10.96.0.1:80...', status: exitStatus(28) },
-      '/agnhost': { stderr: 'REFUSED\n', status: exitStatus(1) },
+      curl: replay('dns-kubernetes'),
+      '/agnhost': replay('tcp-refused'),
     };
     const { kubeconfig, facts, exec, options } = driverFixture(
       (call) => answers[call.command[0]!] ?? { hang: true },

@@ -1,4 +1,5 @@
 /** Owns what one run deploys (the run namespace with its pods and Services, the external echo). */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import type { CommandRunner } from '../../../lab/exec/command-runner.ts';
 import type { Logger } from '../../../lab/log/logger.ts';
@@ -7,7 +8,13 @@ import type { Os } from '../../../lab/contracts/cells.ts';
 import type { DeployedPod, DeployedService, Workloads } from '../../model/lab-driver.ts';
 import { echoEndpoint, ExternalEcho } from './external-echo.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
-import { apiErrorText, apiStatusCode, isNotFound, type CoreClient } from './kube-clients.ts';
+import {
+  apiErrorText,
+  apiStatusCode,
+  isNotFound,
+  retryAfterSeconds,
+  type CoreClient,
+} from './kube-clients.ts';
 import { forNamespaceGone, forPodsReady } from './pod-waits.ts';
 import { WaitTimeoutError } from '../../../lab/errors.ts';
 import { podHostname, renderSuiteManifests, type PodToRender } from './suite-manifests.ts';
@@ -31,6 +38,9 @@ export interface DeploymentSettings {
   namespaceGoneTimeoutMs: number;
   pollMs?: number;
 }
+
+/** How often a call the server asks to repeat is repeated. */
+const RETRIES = 10;
 
 export class SuiteDeployment implements AsyncDisposable {
   #namespaceCreated = false;
@@ -175,11 +185,18 @@ export class SuiteDeployment implements AsyncDisposable {
     if (errors.length > 0) throw errors[0];
   }
 
+  /** An API call; one the server asks to repeat (retryAfterSeconds) is, up to RETRIES times. */
   async #api<T>(what: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      throw new InfrastructureError(`${what} failed: ${apiErrorText(error)}`, { cause: error });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        const after = retryAfterSeconds(error);
+        if (after === undefined || attempt > RETRIES) {
+          throw new InfrastructureError(`${what} failed: ${apiErrorText(error)}`, { cause: error });
+        }
+        await sleep(after * 1000);
+      }
     }
   }
 
