@@ -49,6 +49,11 @@ function checkProvider(spec: LabSpec): SpecIssue[] {
         'artifacts',
         'netns kubeadm labs run their nodes from an artifact cache folder: artifacts: { dir: … } (vagrant/artifacts/kubernetes/build.sh fills one)',
       );
+    if (spec.kubeadm?.versions.containerd !== undefined)
+      add(
+        'kubeadm.versions.containerd',
+        "namespace nodes run this host's containerd (Debian's package); the pin applies to VMs (provider: libvirt): remove it",
+      );
   }
   if (spec.cni.plugin === 'bridge') {
     if (spec.provider !== 'existing' && cluster === 'emulated')

@@ -31,7 +31,27 @@ export const DEBIAN_PACKAGES = [
   'curl',
 ] as const;
 
+/** The containerd of Debian bookworm's package, which Linux nodes run unless the spec pins one. */
+export const DEBIAN_CONTAINERD = '1.6.20';
+
+/** The Debian packages Linux nodes install: containerd among them only when the spec pins none. */
+export function debianPackages(v: ComponentVersions): string[] {
+  return DEBIAN_PACKAGES.filter((p) => p !== 'containerd' || v.containerd.linux === undefined);
+}
+
 const DL_K8S = 'https://dl.k8s.io/release';
+const GITHUB = 'https://github.com';
+
+/** Upstream's containerd release for `os`: always on Windows, on Linux only for a pinned version. */
+export function containerdRelease(os: NodeOs, version: string): Artifact {
+  const file = `containerd-${version}-${os}-amd64.tar.gz`;
+  return {
+    kind: 'file',
+    path: `containerd/v${version}/${file}`,
+    what: `containerd ${version} for ${os === 'linux' ? 'Linux' : 'Windows'}`,
+    from: `${GITHUB}/containerd/containerd/releases/download/v${version}/${file}`,
+  };
+}
 
 /** `registry.k8s.io/pause:3.9` → `images/linux/registry.k8s.io_pause_3.9.tar`. */
 export function imageTarball(os: NodeOs, ref: string): string {
@@ -45,7 +65,11 @@ export function kubeadmImageList(v: ComponentVersions): string {
 
 /** What a lab's Linux nodes get from the cache, beyond kubeadm's own images. */
 export interface ClusterNeeds {
-  /** install: VMs install containerd, runc and the CNI plugins from Debian packages; provided: the provider runs them (namespace nodes). */
+  /**
+   * install: VMs install containerd, runc and the CNI plugins from Debian packages (containerd
+   * from upstream's release when the spec pins it); provided: the provider runs them (namespace
+   * nodes).
+   */
   runtime: 'install' | 'provided';
   cni: LabPlan['cni']['plugin'];
 }
@@ -92,7 +116,7 @@ function linuxFiles(v: ComponentVersions, needs: ClusterNeeds): Artifact[] {
     what: `${bin} for Kubernetes ${k}`,
     from: `${DL_K8S}/${k}/bin/linux/amd64/${bin}, or ${BUILD_FROM_DEBIAN}`,
   }));
-  const debs = DEBIAN_PACKAGES.map((pkg): Artifact => ({
+  const debs = debianPackages(v).map((pkg): Artifact => ({
     kind: 'deb',
     path: pkg,
     what: `Debian package ${pkg} (with a Packages index) in ${DEBIAN_REPO_DIR}`,
@@ -107,8 +131,10 @@ function linuxFiles(v: ComponentVersions, needs: ClusterNeeds): Artifact[] {
       ? BUILD_FROM_DEBIAN
       : `ctr -n k8s.io images pull --platform linux/amd64 ${ref} && ctr -n k8s.io images export --platform linux/amd64 FILE ${ref}`,
   }));
+  const pinned = v.containerd.linux;
+  const runtime = [...debs, ...(pinned === undefined ? [] : [containerdRelease('linux', pinned)])];
   return [
-    ...(needs.runtime === 'install' ? debs : []),
+    ...(needs.runtime === 'install' ? runtime : []),
     ...bins,
     {
       kind: 'file',
@@ -141,10 +167,8 @@ function windowsFiles(v: ComponentVersions): Artifact[] {
       `${DL_K8S}/${k}/bin/windows/amd64/${bin}.exe`,
     ),
   );
-  const ctrd = `containerd-${v.windowsContainerd}-windows-amd64.tar.gz`;
   const cni = `cni-plugins-windows-amd64-${v.windowsCniPlugins}.tgz`;
   const fcni = `cni-plugin-flannel-windows-amd64-${v.flannelCniPlugin}.tgz`;
-  const gh = 'https://github.com';
   const images = [v.pauseImage, v.hostProcessImage].map((ref): Artifact => ({
     kind: 'image',
     path: imageTarball('windows', ref),
@@ -153,25 +177,21 @@ function windowsFiles(v: ComponentVersions): Artifact[] {
   }));
   return [
     ...bins,
-    file(
-      `containerd/v${v.windowsContainerd}/${ctrd}`,
-      `containerd ${v.windowsContainerd} for Windows`,
-      `${gh}/containerd/containerd/releases/download/v${v.windowsContainerd}/${ctrd}`,
-    ),
+    containerdRelease('windows', v.containerd.windows),
     file(
       `cni-plugins/${v.windowsCniPlugins}/${cni}`,
       `CNI plugins ${v.windowsCniPlugins} (win-overlay, win-bridge)`,
-      `${gh}/containernetworking/plugins/releases/download/${v.windowsCniPlugins}/${cni}`,
+      `${GITHUB}/containernetworking/plugins/releases/download/${v.windowsCniPlugins}/${cni}`,
     ),
     file(
       `flannel-cni-plugin/${v.flannelCniPlugin}/${fcni}`,
       `flannel CNI plugin ${v.flannelCniPlugin} for Windows`,
-      `${gh}/flannel-io/cni-plugin/releases/download/${v.flannelCniPlugin}/${fcni}`,
+      `${GITHUB}/flannel-io/cni-plugin/releases/download/${v.flannelCniPlugin}/${fcni}`,
     ),
     file(
       `flannel/${v.flannel}/flanneld.exe`,
       `flanneld ${v.flannel} for Windows`,
-      `${gh}/flannel-io/flannel/releases/download/${v.flannel}/flanneld.exe`,
+      `${GITHUB}/flannel-io/flannel/releases/download/${v.flannel}/flanneld.exe`,
     ),
     file(
       'nssm/2.24/nssm.exe',

@@ -13,7 +13,7 @@ import {
 } from './artifact-catalogue.ts';
 import { missingArtifacts, parsePackagesIndex } from './artifact-preflight.ts';
 import { componentVersions } from './component-versions.ts';
-import { kubeadmPlan } from '../testing/kubeadm-plans.ts';
+import { kubeadmPlan, namespaceKubeadmPlan } from '../testing/kubeadm-plans.ts';
 
 const KUBEADM_IMAGES = [
   'registry.k8s.io/kube-apiserver:v1.30.4',
@@ -103,6 +103,27 @@ describe('artifact cache preflight', function () {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it("lists upstream's Linux containerd only when the spec pins it, and Debian's containerd only when not", async () => {
+    const paths = (versions: typeof v) => artifactsForPlan(plan, versions).map((a) => a.path);
+    const linuxRelease = /^containerd\/v[^/]+\/containerd-[^/]+-linux-amd64\.tar\.gz$/;
+    expect(paths(v).filter((p) => linuxRelease.test(p))).to.deep.equal([]);
+    expect(paths(v)).to.include('containerd');
+    const pinned = componentVersions(plan, { versions: { containerd: 'v2.0.0' } });
+    expect(paths(pinned))
+      .to.include.members([
+        'containerd/v2.0.0/containerd-2.0.0-linux-amd64.tar.gz',
+        'containerd/v2.0.0/containerd-2.0.0-windows-amd64.tar.gz',
+      ])
+      .and.not.include('containerd');
+    expect(artifactsForPlan(namespaceKubeadmPlan(), pinned).map((a) => a.path)).to.not.include(
+      'containerd/v2.0.0/containerd-2.0.0-linux-amd64.tar.gz',
+    );
+    const missing = await missingArtifacts(plan, pinned, { kind: 'dir', dir }, runner);
+    expect(missing.find((m) => linuxRelease.test(m.artifact.path))?.artifact.from).to.equal(
+      'https://github.com/containerd/containerd/releases/download/v2.0.0/containerd-2.0.0-linux-amd64.tar.gz',
+    );
   });
 
   it('reads a Debian Packages index', () => {

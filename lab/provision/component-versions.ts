@@ -13,7 +13,11 @@ export interface ComponentVersions {
   crictl: string;
   flannel: string;
   flannelCniPlugin: string;
-  windowsContainerd: string;
+  /**
+   * containerd per OS, without a `v`: the spec's `kubeadm.versions.containerd` on both; unset,
+   * Linux keeps Debian's package (undefined) and Windows gets 1.7.22.
+   */
+  containerd: { linux: string | undefined; windows: string };
   windowsCniPlugins: string;
   /** The sandbox image kubeadm of this version expects; containerd is configured with it. */
   pauseImage: string;
@@ -64,7 +68,10 @@ export function componentVersions(
     crictl: vee(overrides.crictl ?? `${major}.${minorText}.0`),
     flannel: vee(overrides.flannel ?? '0.25.6'),
     flannelCniPlugin: overrides.flannelCniPlugin ?? 'v1.5.1-flannel2',
-    windowsContainerd: (overrides.windowsContainerd ?? '1.7.22').replace(/^v/, ''),
+    containerd: {
+      linux: overrides.containerd?.replace(/^v/, ''),
+      windows: (overrides.containerd ?? '1.7.22').replace(/^v/, ''),
+    },
     windowsCniPlugins: vee(overrides.windowsCniPlugins ?? '1.5.1'),
     pauseImage: overrides.pauseImage ?? `${imageRepository}/pause:${pauseTag(minor)}`,
     hostProcessImage:

@@ -7,10 +7,12 @@ import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
 import {
   artifactsFor,
   clusterNeeds,
-  DEBIAN_PACKAGES,
+  containerdRelease,
   DEBIAN_REPO_DIR,
+  debianPackages,
 } from './artifact-catalogue.ts';
 import type { ComponentVersions } from './component-versions.ts';
+import { nodeContainerd, versionParts } from './containerd-config.ts';
 import {
   controlPlaneOf,
   kubeadmApiVersion,
@@ -79,6 +81,22 @@ export function podRoutes(plan: LabPlan, node: PlannedNode): string[] {
   return plan.nodes.filter((n) => n !== node).map((n) => `${n.podCIDR}=${n.ip}`);
 }
 
+/**
+ * containerd of a Linux node: with a pin, upstream's release (version, cache path, and its
+ * download for a lab without a cache); without, Debian's package. Either way the major version
+ * config/containerd.toml is written for.
+ */
+function linuxContainerd(v: ComponentVersions): Record<string, string> {
+  const pinned = v.containerd.linux;
+  const release = pinned === undefined ? undefined : containerdRelease('linux', pinned);
+  return {
+    HL_CONTAINERD_VERSION: pinned ?? '',
+    HL_ARTIFACT_CONTAINERD: release?.path ?? '',
+    HL_CONTAINERD_URL: release?.from ?? '',
+    HL_CONTAINERD_MAJOR: String(versionParts(nodeContainerd('linux', v)).major),
+  };
+}
+
 /** `config/node.env` of a Linux node: shell assignments, single-quoted. */
 export function linuxNodeEnv(
   plan: LabPlan,
@@ -95,7 +113,8 @@ export function linuxNodeEnv(
     ...artifactSettings(source, STAGE.linux, '/', hostFiles),
     HL_CRI_SOCKET: LINUX_CRI_SOCKET,
     HL_DEBIAN_REPO: DEBIAN_REPO_DIR,
-    HL_DEBIAN_PACKAGES: DEBIAN_PACKAGES.join(' '),
+    HL_DEBIAN_PACKAGES: debianPackages(v).join(' '),
+    ...linuxContainerd(v),
     HL_ARTIFACT_KUBEADM: pathEnding(files, '/kubeadm'),
     HL_ARTIFACT_KUBELET: pathEnding(files, '/kubelet'),
     HL_ARTIFACT_KUBECTL: pathEnding(files, '/kubectl'),
@@ -126,12 +145,12 @@ export function windowsNodeJson(
     HL_KUBE_NETWORK: plan.cni.windowsNetworkName,
     HL_CNI_BACKEND: plan.cni.backend,
     HL_VXLAN_PORT: String(plan.cni.port),
-    HL_CONTAINERD_VERSION: v.windowsContainerd,
+    HL_CONTAINERD_VERSION: v.containerd.windows,
     HL_ARTIFACT_KUBELET: pathEnding(files, '/kubelet.exe'),
     HL_ARTIFACT_KUBEADM: pathEnding(files, '/kubeadm.exe'),
     HL_ARTIFACT_KUBECTL: pathEnding(files, '/kubectl.exe'),
     HL_ARTIFACT_KUBE_PROXY: pathEnding(files, '/kube-proxy.exe'),
-    HL_ARTIFACT_CONTAINERD: pathEnding(files, '-windows-amd64.tar.gz'),
+    HL_ARTIFACT_CONTAINERD: containerdRelease('windows', v.containerd.windows).path,
     HL_ARTIFACT_CNI_PLUGINS: pathEnding(
       files,
       `cni-plugins-windows-amd64-${v.windowsCniPlugins}.tgz`,

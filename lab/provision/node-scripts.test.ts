@@ -78,6 +78,27 @@ describe('node scripts', function () {
     }
   });
 
+  it("install-containerd.ps1 installs the harness's containerd.toml once containerd reports every setting of it back, and edits no default config", () => {
+    const text = readFileSync(join(windowsDir, 'install-containerd.ps1'), 'utf8');
+    const common = readFileSync(join(windowsDir, 'common.ps1'), 'utf8');
+    // A regex edit of `containerd config default` loses a setting silently when a key moves (2.x).
+    expect(text).to.not.match(/config default|sandbox_image|-replace\s+'\(\?m\)/);
+    expect(text)
+      .to.include("Join-Path $HlStage 'config\\containerd.toml'")
+      .and.include('& $exe --config $config config dump')
+      .and.include('Get-HlUnappliedSetting')
+      .and.include("Copy-HlFile $config (Join-Path $dir 'config.toml')");
+    expect(text.indexOf('Stop-Hl ("containerd $have ignores')).to.be.within(
+      text.indexOf('Get-HlUnappliedSetting'),
+      text.indexOf('Copy-HlFile $config'),
+    );
+    // The pin is checked after unpacking, as on Linux.
+    expect(text).to.include('the lab pins $want');
+    expect(common).to.match(
+      /function Get-HlUnappliedSetting\(\[string\]\$Config, \[string\]\$Effective\)/,
+    );
+  });
+
   it('every Windows script and HostProcess start script parses (tree-sitter PowerShell grammar)', async () => {
     const checker = await powerShellChecker();
     // Both packages are devDependencies: a missing checker is a broken install, not a skip.

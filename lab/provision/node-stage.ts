@@ -1,14 +1,20 @@
 /**
  * What goes onto a node before its scripts run: the scripts of its OS and its config folder
- * (node.env/node.json; on the control plane the kubeadm config and manifests; on Windows the CNI
- * config). Written under `.lab/<name>/provision/<node>/`, then copied to the node.
+ * (node.env/node.json, containerd.toml; on the control plane the kubeadm config and manifests; on
+ * Windows the CNI config). Written under `.lab/<name>/provision/<node>/`, then copied to the node.
  */
 import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { windowsCniConfig } from '../cni/windows-cni-config.ts';
 import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
+import { clusterNeeds } from './artifact-catalogue.ts';
 import type { ComponentVersions } from './component-versions.ts';
+import {
+  CONTAINERD_CONFIG_FILE,
+  nodeContainerd,
+  renderContainerdConfig,
+} from './containerd-config.ts';
 import { renderKubeadmInitConfig, renderKubeadmJoinConfig } from './kubeadm-config.ts';
 import { parseKubeadmConfig, parseKubeadmJoinConfig } from './kubeadm-config-schema.ts';
 import { linuxNodeEnv, windowsNodeJson } from './node-config.ts';
@@ -67,6 +73,13 @@ export function writeNodeStage(
       windowsNodeJson(plan, node, versions, source, imageTarballs),
     );
     writeFileSync(join(config, '10-flannel.conf'), windowsCniFile(plan, node));
+  }
+  // A namespace node's containerd is its provider's, configured there.
+  if (node.os === 'windows' || clusterNeeds(plan).runtime === 'install') {
+    writeFileSync(
+      join(config, CONTAINERD_CONFIG_FILE),
+      renderContainerdConfig(node.os, nodeContainerd(node.os, versions), versions.pauseImage),
+    );
   }
   if (node.role === 'control-plane') {
     const kubeadmConfig = renderKubeadmInitConfig(plan, versions, kubeletArgs);

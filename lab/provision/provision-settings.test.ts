@@ -27,6 +27,17 @@ describe('provision settings (spec fields artifacts, kubeadm)', () => {
     ).to.deep.equal({ kind: 'url', url: 'http://mirror.lab/k8s' });
   });
 
+  it("accepts the README's artifact-cache example, whose containerd pin covers both OSes", () => {
+    const settings = provisionSettingsFromText(
+      'artifacts: { dir: ./artifacts }\nkubeadm: { versions: { containerd: v1.7.22 }, imageRepository: registry.example/k8s }\n',
+      'lab.yaml',
+      '/srv/lab',
+    );
+    expect(settings.artifacts).to.deep.equal({ kind: 'dir', dir: '/srv/lab/artifacts' });
+    expect(settings.kubeadm.versions).to.deep.equal({ containerd: 'v1.7.22' });
+    expect(settings.kubeadm.imageRepository).to.equal('registry.example/k8s');
+  });
+
   it('names the bad field and changes nothing', () => {
     const bad = (spec: unknown) => {
       try {
@@ -42,6 +53,15 @@ describe('provision settings (spec fields artifacts, kubeadm)', () => {
     expect(bad({ kubeadm: { retries: 0 } })).to.equal('kubeadm.retries');
     expect(bad({ kubeadm: { versions: { flannel: 'latest' } } })).to.equal(
       'kubeadm.versions.flannel',
+    );
+    expect(bad({ kubeadm: { versions: { containerd: 'latest' } } })).to.equal(
+      'kubeadm.versions.containerd',
+    );
+    expect(bad({ kubeadm: { versions: { containerd: '1.5.18' } } })).to.equal(
+      'kubeadm.versions.containerd',
+    );
+    expect(bad({ kubeadm: { versions: { windowsContainerd: '1.7.22' } } })).to.equal(
+      'kubeadm.versions.windowsContainerd',
     );
   });
 });

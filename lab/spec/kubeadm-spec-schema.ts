@@ -23,12 +23,26 @@ export const ArtifactsSpecSchema = z
   ])
   .describe('Artifact cache: exactly one of dir or url (see README "Artifact cache").');
 
+/** 1.6 or later: the HostProcess containers of Windows nodes (kube-proxy, flannel) need it. */
+const containerdVersion = version.refine(
+  (v) => {
+    const [major = NaN, minor = NaN] = v.replace(/^v/, '').split('.').map(Number);
+    // Not a version at all: the pattern above says so.
+    return Number.isNaN(major) || major > 1 || (major === 1 && minor >= 6);
+  },
+  { error: 'expected containerd 1.6 or later (Windows HostProcess containers need it)' },
+);
+
 /** Versions of what kubeadm itself does not pin; the defaults match Kubernetes 1.30. */
 export const ComponentVersionsSchema = z.strictObject({
   crictl: version.optional(),
   flannel: version.optional(),
   flannelCniPlugin: z.string().min(1).optional(),
-  windowsContainerd: version.optional(),
+  containerd: containerdVersion
+    .optional()
+    .describe(
+      "containerd on every node, e.g. v1.7.22. Linux nodes install upstream's static release (containerd/v<version>/containerd-<version>-linux-amd64.tar.gz in the artifact cache) under a systemd unit of hybrid-lab's, and keep Debian's containerd package when this is unset; Windows nodes install containerd-<version>-windows-amd64.tar.gz, 1.7.22 when unset.",
+    ),
   windowsCniPlugins: version.optional(),
   pauseImage: imageRef.optional(),
   hostProcessImage: imageRef.optional(),

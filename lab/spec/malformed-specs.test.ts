@@ -168,6 +168,24 @@ const CASES: [string, string, string, string][] = [
     'cache folder',
   ],
   [
+    'containerd pin not a version',
+    `${GOOD.replace('provider: netns', 'provider: libvirt')}kubeadm: { versions: { containerd: latest } }\n`,
+    'kubeadm.versions.containerd',
+    'version such as v1.7.22',
+  ],
+  [
+    'containerd pin older than 1.6',
+    `${GOOD.replace('provider: netns', 'provider: libvirt')}kubeadm: { versions: { containerd: v1.5.18 } }\n`,
+    'kubeadm.versions.containerd',
+    'containerd 1.6 or later',
+  ],
+  [
+    'containerd pin on namespace nodes',
+    `${GOOD}cluster: kubeadm\nkubeadm: { versions: { containerd: v1.7.22 } }\n`,
+    'kubeadm.versions.containerd',
+    "this host's containerd",
+  ],
+  [
     'bridge CNI on the emulated dataplane',
     `${GOOD}cni: { plugin: bridge, backend: host-gw }\n`,
     'cni.plugin',

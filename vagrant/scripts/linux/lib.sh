@@ -62,17 +62,22 @@ hl_missing_message() {
   echo "artifact missing: $1 for Kubernetes $HL_K8S_VERSION — stage it in ${HL_ARTIFACTS_HINT:-the artifact cache}"
 }
 
-# hl_artifact REL: prints the local path of a cache file, downloading it first from the cache
-# URL when there is one; fails naming the file when it is in neither place.
+# hl_artifact REL [UPSTREAM]: prints the local path of a cache file, downloading it first from
+# the cache URL when there is one, or from UPSTREAM when the lab has no cache; fails naming the
+# file when it is in neither place.
 hl_artifact() {
-  local rel=$1 path="$HL_ARTIFACTS_DIR/$1"
+  local rel=$1 upstream=${2:-} path="$HL_ARTIFACTS_DIR/$1" url=''
   if [[ -s $path ]]; then
     echo "$path"
     return 0
   fi
-  if [[ $HL_ARTIFACTS_SOURCE == url ]]; then
+  case $HL_ARTIFACTS_SOURCE in
+    url) url=$HL_ARTIFACTS_URL/$rel ;;
+    none) url=$upstream ;;
+  esac
+  if [[ -n $url ]]; then
     mkdir -p "$(dirname "$path")"
-    if curl -fsSL --retry 3 --max-time 600 -o "$path.part" "$HL_ARTIFACTS_URL/$rel"; then
+    if curl -fsSL --retry 3 --max-time 600 -o "$path.part" "$url"; then
       mv "$path.part" "$path"
       echo "$path"
       return 0

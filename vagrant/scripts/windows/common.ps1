@@ -78,3 +78,18 @@ function Add-HlMachinePath([string]$Folder) {
     }
     if (($env:Path -split ';') -notcontains $Folder) { $env:Path = "$env:Path;$Folder" }
 }
+
+# The "key = value" lines of a TOML text, trimmed and without quotes.
+function ConvertTo-HlSetting([string]$Text) {
+    foreach ($line in ($Text -split "`r?`n")) {
+        $setting = $line.Trim() -replace '["'']', ''
+        if ($setting -match '^[A-Za-z_]+ = ') { $setting }
+    }
+}
+
+# The settings of a TOML config that the program's effective config (e.g. `containerd config
+# dump`) lacks, quotes aside: a program drops keys it does not know, so those are not in effect.
+function Get-HlUnappliedSetting([string]$Config, [string]$Effective) {
+    $have = @(ConvertTo-HlSetting $Effective)
+    ConvertTo-HlSetting $Config | Where-Object { $_ -notmatch '^version = ' -and $have -cnotcontains $_ }
+}

@@ -1,19 +1,24 @@
-# containerd for Windows, the Windows CNI plugins (win-overlay, win-bridge, host-local, flannel)
-# and the node's CNI config (written by the harness from windowsCniConfig, the function the
-# netns emulation uses too).
+# containerd for Windows at the lab's version (kubeadm.versions.containerd, else 1.7.22), the
+# Windows CNI plugins (win-overlay, win-bridge, host-local, flannel), the node's CNI config
+# (written by the harness from windowsCniConfig, the function the netns emulation uses too) and
+# containerd's config: the harness's config\containerd.toml for this containerd version,
+# installed only when containerd reports every setting of it back.
 . "$PSScriptRoot\common.ps1"
 
 $dir = 'C:\Program Files\containerd'
 $exe = Join-Path $dir 'containerd.exe'
 $want = $Hl.HL_CONTAINERD_VERSION
+# "containerd github.com/containerd/containerd v1.7.22 <commit>": the third word, without its v.
 $have = ''
-if (Test-Path $exe) { $have = ((& $exe --version) -replace '^.* v?(\d+\.\d+\.\d+).*$', '$1') }
+if (Test-Path $exe) { $have = ((& $exe --version) -split ' ')[2] -replace '^v', '' }
 if ($have -ne $want) {
     $archive = Get-HlArtifact $Hl.HL_ARTIFACT_CONTAINERD
     if (Get-Service containerd -ErrorAction SilentlyContinue) { Stop-Service containerd }
     New-Item -ItemType Directory -Force -Path $dir | Out-Null
     tar.exe -xzf $archive -C $dir '--strip-components=1'
     if ($LASTEXITCODE -ne 0) { Stop-Hl "cannot unpack $archive" }
+    $have = ((& $exe --version) -split ' ')[2] -replace '^v', ''
+    if ($have -ne $want) { Stop-Hl "$($Hl.HL_ARTIFACT_CONTAINERD) holds containerd $have, the lab pins $want" }
     Write-HlChanged "containerd $want"
 } else {
     Write-HlOk "containerd $want"
@@ -37,11 +42,14 @@ foreach ($rel in @($Hl.HL_ARTIFACT_CNI_PLUGINS, $Hl.HL_ARTIFACT_FLANNEL_CNI)) {
 }
 Copy-HlFile (Join-Path $HlStage 'config\10-flannel.conf') 'C:\etc\cni\net.d\10-flannel.conf' | Out-Null
 
-$config = (& $exe config default | Out-String)
-$config = $config -replace '(?m)^(\s*)bin_dir = .*$', '$1bin_dir = "C:/opt/cni/bin"'
-$config = $config -replace '(?m)^(\s*)conf_dir = .*$', '$1conf_dir = "C:/etc/cni/net.d"'
-$config = $config -replace '(?m)^(\s*)sandbox_image = .*$', ('$1sandbox_image = "' + $Hl.HL_PAUSE_IMAGE + '"')
-$restart = Set-HlFile (Join-Path $dir 'config.toml') $config
+$config = Join-Path $HlStage 'config\containerd.toml'
+$effective = (& $exe --config $config config dump | Out-String)
+if ($LASTEXITCODE -ne 0) { Stop-Hl "containerd $have cannot read $config" }
+$unapplied = @(Get-HlUnappliedSetting ([IO.File]::ReadAllText($config)) $effective)
+if ($unapplied.Count -gt 0) {
+    Stop-Hl ("containerd $have ignores these settings of config\containerd.toml (containerd config dump lacks them): " + ($unapplied -join '; '))
+}
+$restart = Copy-HlFile $config (Join-Path $dir 'config.toml')
 
 if (-not (Get-Service containerd -ErrorAction SilentlyContinue)) {
     & $exe --register-service
