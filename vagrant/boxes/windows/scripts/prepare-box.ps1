@@ -3,6 +3,6 @@
 $ErrorActionPreference = 'Stop'
 Set-LocalUser -Name vagrant -PasswordNeverExpires $true
 Remove-ItemProperty -Path 'HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Winlogon' `
-  -Name AutoAdminLogon, DefaultPassword -ErrorAction SilentlyContinue
+  -Name 'AutoAdminLogon', 'DefaultPassword' -ErrorAction SilentlyContinue
 Dism.exe /Online /Cleanup-Image /StartComponentCleanup /ResetBase | Out-Null
 Optimize-Volume -DriveLetter C -ReTrim -ErrorAction SilentlyContinue

@@ -1,0 +1,206 @@
+/**
+ * The commands Windows node scripts (vagrant/**\/*.ps1) and the HostProcess start scripts of
+ * manifests/ may run without installing them: what Windows Server 2022 ships — cmdlets of its
+ * Windows PowerShell 5.1 modules and inbox executables — each with the Microsoft Learn page that
+ * documents it. Only commands the scripts use are listed (a unit test keeps it so). Aliases (`%`,
+ * `?`, `cd`, `sc`, …) are not allowed: the scripts spell out the command.
+ *
+ * Not here on purpose: New-HnsEndpoint, Attach-HnsHostEndpoint and the rest of microsoft/SDN's
+ * hns.psm1 helper module. Windows Server's own HostNetworkingService module only has the Get-Hns*
+ * and Remove-Hns* cmdlets (https://learn.microsoft.com/en-us/powershell/module/hostnetworkingservice/).
+ */
+
+export interface BuiltinCommand {
+  /** As the scripts spell it: `Get-Content`, `tar.exe`. */
+  name: string;
+  /** The PowerShell module, or `executable` for a program in System32. */
+  module: string;
+  /** The Microsoft Learn page that documents it. */
+  doc: string;
+}
+
+const learn = 'https://learn.microsoft.com/en-us';
+
+export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
+  // Microsoft.PowerShell.Core
+  {
+    name: 'ForEach-Object',
+    module: 'Microsoft.PowerShell.Core',
+    doc: `${learn}/powershell/module/microsoft.powershell.core/foreach-object?view=powershell-5.1`,
+  },
+  {
+    name: 'Out-Null',
+    module: 'Microsoft.PowerShell.Core',
+    doc: `${learn}/powershell/module/microsoft.powershell.core/out-null?view=powershell-5.1`,
+  },
+  {
+    name: 'Set-StrictMode',
+    module: 'Microsoft.PowerShell.Core',
+    doc: `${learn}/powershell/module/microsoft.powershell.core/set-strictmode?view=powershell-5.1`,
+  },
+  {
+    name: 'Where-Object',
+    module: 'Microsoft.PowerShell.Core',
+    doc: `${learn}/powershell/module/microsoft.powershell.core/where-object?view=powershell-5.1`,
+  },
+  // Microsoft.PowerShell.Management
+  ...[
+    'Copy-Item',
+    'Get-ChildItem',
+    'Get-Content',
+    'Get-Item',
+    'Get-Service',
+    'Join-Path',
+    'Move-Item',
+    'New-Item',
+    'New-ItemProperty',
+    'Remove-Item',
+    'Remove-ItemProperty',
+    'Resolve-Path',
+    'Restart-Service',
+    'Set-Content',
+    'Set-Service',
+    'Split-Path',
+    'Start-Service',
+    'Stop-Service',
+    'Test-Path',
+  ].map((name) => ({
+    name,
+    module: 'Microsoft.PowerShell.Management',
+    doc: `${learn}/powershell/module/microsoft.powershell.management/${name.toLowerCase()}?view=powershell-5.1`,
+  })),
+  // Microsoft.PowerShell.Utility
+  ...[
+    'ConvertFrom-Json',
+    'ConvertTo-Json',
+    'Get-FileHash',
+    'Invoke-WebRequest',
+    'New-Object',
+    'Out-String',
+    'Sort-Object',
+    'Start-Sleep',
+    'Write-Host',
+    'Write-Output',
+  ].map((name) => ({
+    name,
+    module: 'Microsoft.PowerShell.Utility',
+    doc: `${learn}/powershell/module/microsoft.powershell.utility/${name.toLowerCase()}?view=powershell-5.1`,
+  })),
+  {
+    name: 'Set-Acl',
+    module: 'Microsoft.PowerShell.Security',
+    doc: `${learn}/powershell/module/microsoft.powershell.security/set-acl?view=powershell-5.1`,
+  },
+  {
+    name: 'Start-Transcript',
+    module: 'Microsoft.PowerShell.Host',
+    doc: `${learn}/powershell/module/microsoft.powershell.host/start-transcript?view=powershell-5.1`,
+  },
+  {
+    name: 'Stop-Transcript',
+    module: 'Microsoft.PowerShell.Host',
+    doc: `${learn}/powershell/module/microsoft.powershell.host/stop-transcript?view=powershell-5.1`,
+  },
+  {
+    name: 'Set-LocalUser',
+    module: 'Microsoft.PowerShell.LocalAccounts',
+    doc: `${learn}/powershell/module/microsoft.powershell.localaccounts/set-localuser?view=powershell-5.1`,
+  },
+  // Windows Server 2022 modules
+  ...[
+    'Get-NetFirewallPortFilter',
+    'Get-NetFirewallRule',
+    'New-NetFirewallRule',
+    'Set-NetFirewallRule',
+  ].map((name) => ({
+    name,
+    module: 'NetSecurity',
+    doc: `${learn}/powershell/module/netsecurity/${name.toLowerCase()}?view=windowsserver2022-ps`,
+  })),
+  ...['Get-NetConnectionProfile', 'Set-NetConnectionProfile'].map((name) => ({
+    name,
+    module: 'NetConnection',
+    doc: `${learn}/powershell/module/netconnection/${name.toLowerCase()}?view=windowsserver2022-ps`,
+  })),
+  ...['Get-WindowsFeature', 'Install-WindowsFeature'].map((name) => ({
+    name,
+    module: 'ServerManager',
+    doc: `${learn}/powershell/module/servermanager/${name.toLowerCase()}?view=windowsserver2022-ps`,
+  })),
+  ...['Add-WindowsCapability', 'Get-WindowsCapability'].map((name) => ({
+    name,
+    module: 'Dism',
+    doc: `${learn}/powershell/module/dism/${name.toLowerCase()}?view=windowsserver2022-ps`,
+  })),
+  {
+    name: 'Optimize-Volume',
+    module: 'Storage',
+    doc: `${learn}/powershell/module/storage/optimize-volume?view=windowsserver2022-ps`,
+  },
+  {
+    name: 'Get-HnsNetwork',
+    module: 'HostNetworkingService',
+    doc: `${learn}/powershell/module/hostnetworkingservice/get-hnsnetwork?view=windowsserver2022-ps`,
+  },
+  // Programs in %SystemRoot%\System32
+  {
+    name: 'Dism.exe',
+    module: 'executable',
+    doc: `${learn}/windows-hardware/manufacture/desktop/what-is-dism`,
+  },
+  {
+    name: 'icacls.exe',
+    module: 'executable',
+    doc: `${learn}/windows-server/administration/windows-commands/icacls`,
+  },
+  {
+    name: 'powershell.exe',
+    module: 'executable',
+    doc: `${learn}/powershell/module/microsoft.powershell.core/about/about_powershell_exe?view=powershell-5.1`,
+  },
+  {
+    // bsdtar, in System32 since Windows 10 1803 / Windows Server 2019.
+    name: 'tar.exe',
+    module: 'executable',
+    doc: `${learn}/windows-server/administration/windows-commands/tar`,
+  },
+];
+
+/**
+ * Default aliases of Windows PowerShell 5.1 the scripts must not use, with what they stand for
+ * (https://learn.microsoft.com/en-us/powershell/module/microsoft.powershell.core/about/about_aliases?view=powershell-5.1).
+ * Only for the message: an alias is not in the list above, so it fails anyway.
+ */
+export const WINDOWS_POWERSHELL_ALIASES: Readonly<Record<string, string>> = {
+  '%': 'ForEach-Object',
+  '?': 'Where-Object',
+  foreach: 'ForEach-Object',
+  where: 'Where-Object',
+  cat: 'Get-Content',
+  gc: 'Get-Content',
+  type: 'Get-Content',
+  sc: 'Set-Content',
+  cd: 'Set-Location',
+  sl: 'Set-Location',
+  ls: 'Get-ChildItem',
+  dir: 'Get-ChildItem',
+  gci: 'Get-ChildItem',
+  cp: 'Copy-Item',
+  copy: 'Copy-Item',
+  mv: 'Move-Item',
+  move: 'Move-Item',
+  rm: 'Remove-Item',
+  del: 'Remove-Item',
+  ri: 'Remove-Item',
+  ni: 'New-Item',
+  echo: 'Write-Output',
+  sleep: 'Start-Sleep',
+  select: 'Select-Object',
+  sort: 'Sort-Object',
+  iwr: 'Invoke-WebRequest',
+  curl: 'Invoke-WebRequest',
+  wget: 'Invoke-WebRequest',
+  iex: 'Invoke-Expression',
+  ipmo: 'Import-Module',
+  gsv: 'Get-Service',
+};
