@@ -6,6 +6,6 @@ import { suiteSettings } from './engine/suite-settings.ts';
 
 await defineMatrixSuite({
   settings: () => suiteSettings(process.env, process.argv),
-  openDriver: () => openDriver(process.env),
+  openDriver: (settings) => openDriver(process.env, settings.kubernetes),
   describeLab: () => describeLab(process.env),
 });

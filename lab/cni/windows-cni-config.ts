@@ -4,6 +4,7 @@
  */
 import { LabError } from '../errors.ts';
 import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
+import { outboundNatExceptions } from '../plan/outbound-nat.ts';
 
 /** HNS endpoint policy in the v1 (`Name`/`Value`) form win-overlay and win-bridge read. */
 export interface HnsEndpointPolicy {
@@ -38,8 +39,13 @@ export function windowsCniConfig(plan: LabPlan, node: PlannedNode): WindowsCniCo
   }
   const { podCIDR, serviceCIDR, clusterDNS, dnsDomain } = plan.kubernetes;
   const bridge = plan.cni.backend === 'host-gw';
-  // l2bridge pods reach the lab network (node IPs) un-NATed and need a route to their host.
-  const exceptions = bridge ? [podCIDR, serviceCIDR, plan.network.cidr] : [podCIDR, serviceCIDR];
+  const exceptions = outboundNatExceptions({
+    podCIDR,
+    serviceCIDR,
+    labCIDR: plan.network.cidr,
+    backend: plan.cni.backend,
+  });
+  // l2bridge pods reach their host by a route of their own.
   const routes = bridge ? [serviceCIDR, `${node.ip}/32`] : [serviceCIDR];
   return {
     cniVersion: '0.3.0',

@@ -3,6 +3,7 @@ import type { SpecIssue } from '../errors.ts';
 import type { LabSpec } from '../spec/lab-spec-schema.ts';
 import { boxCatalogue, DEFAULT_BOX } from './boxes.ts';
 import { contains, formatCidr, overlaps, parseCidr, size, type Cidr } from '../net/ipv4.ts';
+import { outboundNatExceptions } from './outbound-nat.ts';
 
 /** Addresses below this offset on the lab network are left to the gateway and friends. */
 export const FIRST_NODE_OFFSET = 10;
@@ -180,11 +181,16 @@ function checkNetworks(spec: LabSpec): SpecIssue[] {
     if (cidr.hostBitsSet) add(path, `${text} has host bits set; did you mean ${formatCidr(cidr)}?`);
     else parsed.push([path, cidr]);
   }
+  // The external target against an OutBoundNAT exception has its own, more telling message.
+  const exceptions = natExceptions(spec);
+  const natChecked = (pa: string, a: Cidr, pb: string) =>
+    pb.startsWith('external.') && exceptions.includes(formatCidr(a)) && pa !== 'external.cidr';
   for (let i = 0; i < parsed.length; i++) {
     for (let j = i + 1; j < parsed.length; j++) {
       const [pa, a] = parsed[i]!;
       const [pb, b] = parsed[j]!;
-      if (overlaps(a, b)) add(pb, `${formatCidr(b)} overlaps ${pa} ${formatCidr(a)}`);
+      if (overlaps(a, b) && !natChecked(pa, a, pb))
+        add(pb, `${formatCidr(b)} overlaps ${pa} ${formatCidr(a)}`);
     }
   }
   const byPath = new Map(parsed);
@@ -211,10 +217,15 @@ function checkNetworks(spec: LabSpec): SpecIssue[] {
       `${formatCidr(lab)} has no room for ${nodes} nodes from offset ${FIRST_NODE_OFFSET}`,
     );
   }
+  issues.push(...checkNatExceptions(spec, exceptions));
   const target = spec.external.target;
   if (target !== 'auto') {
     for (const [path, cidr] of parsed) {
-      if (path !== 'external.cidr' && contains(cidr, target)) {
+      if (
+        path !== 'external.cidr' &&
+        contains(cidr, target) &&
+        !natChecked(path, cidr, 'external.target')
+      ) {
         add(
           'external.target',
           `${target} is inside ${path} ${formatCidr(cidr)}; it must be outside the cluster`,
@@ -223,4 +234,37 @@ function checkNetworks(spec: LabSpec): SpecIssue[] {
     }
   }
   return issues;
+}
+
+/** The OutBoundNAT ExceptionList of the lab's Windows nodes (none without Windows nodes), normalized. */
+function natExceptions(spec: LabSpec): string[] {
+  if (!spec.nodes.some((n) => n.os === 'windows')) return [];
+  return outboundNatExceptions({
+    podCIDR: spec.kubernetes.podCIDR,
+    serviceCIDR: spec.kubernetes.serviceCIDR,
+    labCIDR: spec.network.cidr,
+    backend: spec.cni.backend,
+  }).flatMap((text) => {
+    const cidr = parseCidr(text);
+    return cidr === undefined ? [] : [formatCidr(cidr)];
+  });
+}
+
+/** Windows pods must reach the external target through outbound NAT: outside every ExceptionList. */
+function checkNatExceptions(spec: LabSpec, exceptions: readonly string[]): SpecIssue[] {
+  const external = parseCidr(spec.external.cidr);
+  const target = spec.external.target;
+  return exceptions.flatMap((text): SpecIssue[] => {
+    const exception = parseCidr(text);
+    if (exception === undefined || external === undefined) return [];
+    const why = `Windows pods reach ${formatCidr(exception)} un-NATed (OutBoundNAT ExceptionList), so outbound-NAT probes there would not test NAT`;
+    if (target !== 'auto') {
+      return contains(exception, target)
+        ? [{ path: 'external.target', message: `${target}: ${why}` }]
+        : [];
+    }
+    return overlaps(exception, external)
+      ? [{ path: 'external.cidr', message: `${formatCidr(external)}: ${why}` }]
+      : [];
+  });
 }

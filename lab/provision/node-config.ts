@@ -21,6 +21,7 @@ import {
 } from './kubeadm-config.ts';
 import type { ArtifactSource } from './provision-settings.ts';
 import { STAGE } from './step-runner.ts';
+import { externalRoute } from '../plan/outbound-nat.ts';
 
 /** Where the node scripts look for artifacts (the cache itself on a node that shares this host's files) and what their messages tell the user. */
 function artifactSettings(
@@ -55,6 +56,8 @@ function common(plan: LabPlan, node: PlannedNode, v: ComponentVersions): Record<
     HL_POD_CIDR: plan.kubernetes.podCIDR,
     HL_SERVICE_CIDR: plan.kubernetes.serviceCIDR,
     HL_NODEPORT_RANGE: `${plan.kubernetes.nodePortRange.min}-${plan.kubernetes.nodePortRange.max}`,
+    HL_EXTERNAL_CIDR: externalRoute(plan),
+    HL_LAB_GATEWAY: plan.network.gateway,
   };
 }
 

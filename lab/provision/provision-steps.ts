@@ -20,6 +20,7 @@ export function linuxBaseSteps(needs: ClusterNeeds): ScriptStep[] {
           { id: 'kernel', script: 'prepare-kernel.sh', timeoutMs: 2 * MIN },
           { id: 'containerd', script: 'install-containerd.sh', timeoutMs: 15 * MIN },
           { id: 'kubernetes', script: 'install-kubernetes.sh', timeoutMs: 15 * MIN },
+          { id: 'external-route', script: 'external-route.sh', timeoutMs: 2 * MIN },
         ]
       : []),
     { id: 'images', script: 'import-images.sh', timeoutMs: 20 * MIN },
@@ -47,6 +48,7 @@ export function windowsBaseSteps(): ScriptStep[] {
     { id: 'containerd', script: 'install-containerd.ps1', timeoutMs: 15 * MIN },
     { id: 'kubernetes', script: 'install-kubernetes.ps1', timeoutMs: 15 * MIN },
     { id: 'firewall', script: 'configure-firewall.ps1', timeoutMs: 5 * MIN },
+    { id: 'external-route', script: 'external-route.ps1', timeoutMs: 2 * MIN },
     { id: 'images', script: 'import-images.ps1', timeoutMs: 30 * MIN },
   ];
 }

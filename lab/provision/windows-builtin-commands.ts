@@ -117,6 +117,11 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
     module: 'NetSecurity',
     doc: `${learn}/powershell/module/netsecurity/${name.toLowerCase()}?view=windowsserver2022-ps`,
   })),
+  ...['Get-NetIPAddress', 'Get-NetRoute', 'New-NetRoute', 'Remove-NetRoute'].map((name) => ({
+    name,
+    module: 'NetTCPIP',
+    doc: `${learn}/powershell/module/nettcpip/${name.toLowerCase()}?view=windowsserver2022-ps`,
+  })),
   ...['Get-NetConnectionProfile', 'Set-NetConnectionProfile'].map((name) => ({
     name,
     module: 'NetConnection',

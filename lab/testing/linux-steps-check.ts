@@ -10,6 +10,7 @@ import type { CommandRunner, RunResult } from '../exec/command-runner.ts';
 import { silentLogger } from '../log/logger.ts';
 import { PlainProgress } from '../log/progress.ts';
 import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
+import { externalRoute } from '../plan/outbound-nat.ts';
 import { DEBIAN_REPO_DIR, imageTarball } from '../provision/artifact-catalogue.ts';
 import { filesBelow } from '../provision/artifact-upload.ts';
 import {
@@ -23,6 +24,7 @@ import { writeOciArchive } from './oci-archive.ts';
 import { ProvisionError } from '../provision/provision-error.ts';
 import { provisionSettingsOf } from '../provision/provision-settings.ts';
 import { linuxBaseSteps } from '../provision/provision-steps.ts';
+import type { ScriptStep } from '../provision/step-runner.ts';
 import { SshNodeShell, type SshTarget } from '../remote/ssh-node-shell.ts';
 
 /** Fills `cache`'s Debian repository with apt-get download: needs this host's Debian mirror. */
@@ -79,6 +81,8 @@ export interface LinuxStepsCheckOptions {
   stateDir: string;
   /** More paths the node changes on its own (e.g. another dataplane's state). */
   volatile?: readonly string[];
+  /** Steps this node cannot run, each with why (a sandbox without a lab NIC has no external route). */
+  without?: Readonly<Record<string, string>>;
 }
 
 /** A VM's Linux node: the provisioner installs the runtime; flannel, as the default lab. */
@@ -105,8 +109,9 @@ export class LinuxStepsCheck {
     this.#versions = componentVersions(plan);
     this.shell = new SshNodeShell(target.node, { target }, runner, { flavour: 'posix' });
     const prune = String.raw`\( ${[...VOLATILE, ...(options.volatile ?? [])].map((p) => `-path ${p}`).join(' -o ')} \) -prune`;
-    // What a re-run must leave alone: files (type, mode, size, mtime, link), sysctls, services, images.
-    this.#state = `find / -xdev ${prune} -o ! -path /opt/hybrid-lab -printf '%p %y %m %s %T@ %l\\n' | sort | sha256sum; sysctl -n net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables net.bridge.bridge-nf-call-ip6tables; systemctl is-active containerd; ctr -n k8s.io images list -q`;
+    // What a re-run must leave alone: files (type, mode, size, mtime, link), sysctls, services,
+    // images, the route to the external network.
+    this.#state = `find / -xdev ${prune} -o ! -path /opt/hybrid-lab -printf '%p %y %m %s %T@ %l\\n' | sort | sha256sum; sysctl -n net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables net.bridge.bridge-nf-call-ip6tables; systemctl is-active containerd; ctr -n k8s.io images list -q; ip route show ${externalRoute(plan)}`;
     this.#modified = `find / -xdev ${prune} -o -newer ${MARK} ! -path /opt/hybrid-lab -print`;
     const log = silentLogger();
     this.provisioner = new LabProvisioner(plan, {
@@ -137,6 +142,11 @@ export class LinuxStepsCheck {
     expect(changes.kernel).to.be.greaterThan(0);
     expect(changes.containerd).to.be.greaterThan(0);
     expect(changes.images).to.equal(images);
+    if (!('external-route' in (this.options.without ?? {}))) {
+      expect(changes['external-route'], 'the route unit written').to.be.greaterThan(0);
+      const route = await this.root(`ip route show ${externalRoute(this.options.plan)}`);
+      expect(route.stdout).to.include(`via ${this.options.plan.network.gateway} dev `);
+    }
     const installed = await this.root(
       'dpkg-query -W containerd runc containernetworking-plugins >/dev/null && containerd config dump | grep -c "SystemdCgroup = true" && readlink /opt/cni/bin/bridge && ctr version >/dev/null && echo server-ok',
     );
@@ -161,14 +171,13 @@ export class LinuxStepsCheck {
     );
     expect(await this.#stateHash()).to.equal(this.#afterFirst);
     const name = this.node.name;
+    const steps = ['artifacts', ...this.#steps().map((s) => s.id)];
     expect(
       this.#lines
         .map((l) => l.replace(/^\S+ /, ''))
         .filter((l) => l.startsWith(`${name} `))
-        .slice(-4),
-    ).to.deep.equal(
-      ['artifacts', 'kernel', 'containerd', 'images'].map((s) => `${name} ${s}: no change`),
-    );
+        .slice(-steps.length),
+    ).to.deep.equal(steps.map((s) => `${name} ${s}: no change`));
   }
 
   /** The Kubernetes step exits 3 naming the missing binary and the cache, and changes nothing. */
@@ -200,11 +209,14 @@ export class LinuxStepsCheck {
   async #provisionOnce(): Promise<Record<string, number>> {
     const from = this.provisioner.reports.length;
     await this.provisioner.prepare(this.node);
-    await this.provisioner.run(
-      this.node,
-      linuxBaseSteps(VM_NEEDS).filter((s) => s.id !== 'kubernetes'),
-    );
+    await this.provisioner.run(this.node, this.#steps());
     return Object.fromEntries(this.provisioner.reports.slice(from).map((r) => [r.step, r.changed]));
+  }
+
+  /** The base steps but Kubernetes (it must stop at "artifact missing") and those left `without`. */
+  #steps(): ScriptStep[] {
+    const without = this.options.without ?? {};
+    return linuxBaseSteps(VM_NEEDS).filter((s) => s.id !== 'kubernetes' && !(s.id in without));
   }
 
   async #stateHash(): Promise<string> {

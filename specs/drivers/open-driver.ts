@@ -12,19 +12,23 @@ import { fileLogger } from '../../lab/log/logger.ts';
 import { kubeconfigPath } from '../../lab/providers/existing/existing-provider.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
 import { EmulatedDriver } from './emulated-driver.ts';
+import type { KubernetesSettings } from './kubernetes/kubernetes-settings.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
 import type { LabDriver } from '../model/lab-driver.ts';
 
-export async function openDriver(env: NodeJS.ProcessEnv = process.env): Promise<LabDriver> {
+export async function openDriver(
+  env: NodeJS.ProcessEnv,
+  kubernetes: KubernetesSettings,
+): Promise<LabDriver> {
   const store = new LabStore(resolve(env.LAB_HOME ?? '.lab'));
   const name = env.LAB ?? store.current();
   if (name === undefined) {
     if (env.KUBECONFIG !== undefined) {
-      return openKubernetes(env.KUBECONFIG.split(':')[0]!, {
-        lab: 'existing',
-        provider: 'existing',
-        cni: env.CNI ?? 'unknown',
-      });
+      return openKubernetes(
+        env.KUBECONFIG.split(':')[0]!,
+        { lab: 'existing', provider: 'existing', cni: env.CNI ?? 'unknown' },
+        { settings: kubernetes },
+      );
     }
     throw new InfrastructureError('no lab to test', {
       hint: 'run `npm run lab:up` first, or set LAB=NAME, or KUBECONFIG for an existing cluster',
@@ -54,7 +58,11 @@ export async function openDriver(env: NodeJS.ProcessEnv = process.env): Promise<
     {
       // The suite's API calls, execs and host commands go to the lab's harness log like every step.
       log: fileLogger(paths.harnessLog, { component: 'suite' }),
+      settings: kubernetes,
       ...(lab.outside === undefined ? {} : { outside: lab.outside }),
+      // libvirt labs put the external address on the lab bridge of this host: outside every
+      // cluster CIDR and OutBoundNAT exception list, where outbound-NAT probes must go.
+      ...(plan.provider === 'libvirt' ? { externalAddress: plan.external.address } : {}),
       ...(settings?.kubeadm.agnhostImage === undefined
         ? {}
         : { image: settings.kubeadm.agnhostImage }),

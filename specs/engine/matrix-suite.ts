@@ -18,8 +18,8 @@ import type { SuiteSettings } from './suite-settings.ts';
 export interface MatrixSuiteOptions {
   /** The run's settings; an error here is the run's one infrastructure testcase. */
   settings: () => SuiteSettings;
-  /** The lab to test; an error here is the run's one infrastructure testcase. */
-  openDriver: () => Promise<LabDriver>;
+  /** The lab to test, with the run's settings; an error here is the run's one infrastructure testcase. */
+  openDriver: (settings: SuiteSettings) => Promise<LabDriver>;
   /** The lab as planned, for the results of a run whose lab cannot be opened. */
   describeLab?: () => LabInfo | undefined;
   /** Where the results go; default $RESULTS_DIR, else test-results/. */
@@ -40,7 +40,7 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
   let openError: unknown;
   try {
     settings = options.settings();
-    driver = await options.openDriver();
+    driver = await options.openDriver(settings);
   } catch (error) {
     openError = error;
     const message = error instanceof Error ? error.message : String(error);

@@ -1,5 +1,9 @@
 /** Everything a suite run reads from its environment and flags, checked before anything runs. */
 import { randomBytes } from 'node:crypto';
+import {
+  kubernetesSettings,
+  type KubernetesSettings,
+} from '../drivers/kubernetes/kubernetes-settings.ts';
 import { positiveIntSetting, SettingError } from '../model/settings.ts';
 import { loadProfile, type Profile } from './profile.ts';
 import { selectionFromArgv, type Selection } from './selection.ts';
@@ -21,6 +25,8 @@ export interface SuiteSettings {
   selection: Selection;
   /** Names the run's namespace and its results: `<yyyymmdd>-<6 hex>`. */
   runId: string;
+  /** What the Kubernetes driver reads (image, echo, waits), checked here like the rest. */
+  kubernetes: KubernetesSettings;
 }
 
 /** The run's settings; throws SettingError naming the setting and what it allows. */
@@ -46,5 +52,6 @@ export function suiteSettings(env: NodeJS.ProcessEnv, argv: readonly string[]): 
     deployTimeoutMs: positiveIntSetting(env, 'DEPLOY_TIMEOUT_MS', 300_000),
     selection,
     runId: `${new Date().toISOString().slice(0, 10).replace(/-/g, '')}-${randomBytes(3).toString('hex')}`,
+    kubernetes: kubernetesSettings(env),
   };
 }

@@ -10,6 +10,7 @@ import { RecordingRunner } from '../../lab/testing/recording-runner.ts';
 import { FakeCore } from './kube-fake-core.ts';
 import { FakeExec, type ExecCall, type ExecScript } from './kube-fake-exec.ts';
 import type { KubernetesDriverOptions, LabFacts } from '../drivers/kubernetes/kubernetes-driver.ts';
+import { kubernetesSettings } from '../drivers/kubernetes/kubernetes-settings.ts';
 import { exitStatus, fakeVersion } from './kube-recorded-objects.ts';
 
 const KUBECONFIG = `apiVersion: v1
@@ -35,9 +36,11 @@ export function driverFixture(
   const options: KubernetesDriverOptions = {
     clients: { core, version: fakeVersion, exec },
     runner,
-    env: { EXTERNAL_ECHO_PORT: '0', IMAGE_REPO: 'mirror.local:5000/e2e' },
-    podsReadyTimeoutMs: 2000,
-    namespaceGoneTimeoutMs: 500,
+    settings: {
+      ...kubernetesSettings({ EXTERNAL_ECHO_PORT: '0', IMAGE_REPO: 'mirror.local:5000/e2e' }),
+      podsReadyTimeoutMs: 2000,
+      namespaceGoneTimeoutMs: 500,
+    },
     pollMs: 1,
   };
   return { kubeconfig, facts, core, exec, runner, options };

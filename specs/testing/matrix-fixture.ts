@@ -19,6 +19,7 @@ import { defineMatrixSuite } from '../engine/matrix-suite.ts';
 import { fakeWorkloads } from './fake-workloads.ts';
 import { selectionFromArgv } from '../engine/selection.ts';
 import type { SuiteSettings } from '../engine/suite-settings.ts';
+import { kubernetesSettings } from '../drivers/kubernetes/kubernetes-settings.ts';
 import type { MatrixRow } from '../matrix/rows.ts';
 
 /** Hostile probe output: markup, CDATA terminator, an ANSI escape. */
@@ -142,6 +143,7 @@ function settings(): SuiteSettings {
     deployTimeoutMs: 10_000,
     selection: selectionFromArgv(process.argv),
     runId: 'fixture-run-1',
+    kubernetes: kubernetesSettings({}),
   };
 }
 

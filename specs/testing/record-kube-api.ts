@@ -392,10 +392,9 @@ async function main(): Promise<void> {
     dnsDomain: 'cluster.local',
     pods,
     serviceOses: ['linux', 'windows'],
-    firstNodeIp: facts.nodes[0]!.ip,
     // An echo "the lab runs": the recorder starts none.
-    labEcho: { address: '192.0.2.1', port: 8099 },
-    env: {},
+    echo: { lab: { address: '192.0.2.1', port: 8099 } },
+    keepNamespace: false,
     runner: new RecordingRunner(),
     log,
     podsReadyTimeoutMs: 180_000,

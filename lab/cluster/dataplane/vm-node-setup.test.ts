@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { fixturePlan } from '../../testing/fixture-plan.ts';
-import { externalRoute, nicWithMac, vmNodeScript } from './vm-node-setup.ts';
+import { externalRoute } from '../../plan/outbound-nat.ts';
+import { nicWithMac, vmNodeScript } from './vm-node-setup.ts';
 
 const IP_LINK = [
   '1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00',

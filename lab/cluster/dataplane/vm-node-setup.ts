@@ -8,6 +8,7 @@ import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
 import type { NodeShell } from '../../remote/node-shell.ts';
 import { podBridgeScript, podNetworkScript, prefixLength, vxlanFdbScript } from './pod-network.ts';
 import { nodeSysctls } from './topology.ts';
+import { externalRoute } from '../../plan/outbound-nat.ts';
 
 /** The interface carrying `mac` in `ip -o link` output. */
 export function nicWithMac(ipLink: string, mac: string): string | undefined {
@@ -16,11 +17,6 @@ export function nicWithMac(ipLink: string, mac: string): string | undefined {
     if (match?.[2]?.toLowerCase() === mac.toLowerCase()) return match[1];
   }
   return undefined;
-}
-
-/** Where the external target lives: routed over the lab NIC so it sees the node's lab address. */
-export function externalRoute(plan: LabPlan): string {
-  return plan.external.managed ? plan.external.cidr : `${plan.external.address}/32`;
 }
 
 /** `ip -batch` lines for a VM node whose lab NIC is `nic` (its address may already be set). */

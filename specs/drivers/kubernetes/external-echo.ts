@@ -5,8 +5,6 @@ import { hostname } from 'node:os';
 import type { CommandRunner } from '../../../lab/exec/command-runner.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 
-export const DEFAULT_ECHO_PORT = 8099;
-
 /** `IP:PORT` as netexec's /clientip prints it (IPv6 in brackets). */
 function hostPort(address: string, port: number): string {
   return isIPv6(address) ? `[${address}]:${port}` : `${address}:${port}`;
@@ -25,23 +23,6 @@ export async function routeSourceAddress(runner: CommandRunner, nodeIp: string):
     );
   }
   return src;
-}
-
-/** Where the echo listens: EXTERNAL_ECHO_ADDRESS / EXTERNAL_ECHO_PORT, else the route to the first node and 8099. */
-export async function echoEndpoint(
-  env: NodeJS.ProcessEnv,
-  runner: CommandRunner,
-  firstNodeIp: string,
-): Promise<{ address: string; port: number }> {
-  const port = Number(env.EXTERNAL_ECHO_PORT ?? DEFAULT_ECHO_PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new InfrastructureError(
-      `EXTERNAL_ECHO_PORT must be a port number, got ${env.EXTERNAL_ECHO_PORT}`,
-    );
-  }
-  const address =
-    env.EXTERNAL_ECHO_ADDRESS?.trim() || (await routeSourceAddress(runner, firstNodeIp));
-  return { address, port };
 }
 
 export class ExternalEcho implements AsyncDisposable {

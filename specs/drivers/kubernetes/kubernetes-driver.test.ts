@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import { podNames } from '../../model/workload-names.ts';
 import { driverFixture } from '../../testing/kube-driver-fixture.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
-import { KubernetesDriver } from './kubernetes-driver.ts';
+import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
+import { KubernetesDriver, type KubernetesDriverOptions } from './kubernetes-driver.ts';
 import { V1Namespace } from '@kubernetes/client-node';
 import {
   cordoned,
@@ -172,7 +173,7 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     core.events.push(...recordedWarnings());
     const driver = await KubernetesDriver.open(kubeconfig, facts, {
       ...options,
-      podsReadyTimeoutMs: 40,
+      settings: { ...options.settings!, podsReadyTimeoutMs: 40 },
     });
     const error = await driver.deploy('r3', podNames(driver.nodes)).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(InfrastructureError);
@@ -231,7 +232,7 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     const { kubeconfig, facts, core, options } = driverFixture();
     const driver = await KubernetesDriver.open(kubeconfig, facts, {
       ...options,
-      env: { ...options.env, HYBRID_KEEP_RUN_NAMESPACE: '1' },
+      settings: { ...options.settings!, keepRunNamespace: true },
     });
     const workloads = await driver.deploy('r6', podNames(driver.nodes));
     const echoProbe = { kind: 'tcp' as const, host: '127.0.0.1', port: workloads.external.port };
@@ -244,7 +245,7 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     const { kubeconfig, facts, core, options } = driverFixture();
     const driver = await KubernetesDriver.open(kubeconfig, facts, {
       ...options,
-      namespaceGoneTimeoutMs: 50,
+      settings: { ...options.settings!, namespaceGoneTimeoutMs: 50 },
     });
     core.terminatingReads = Infinity;
     const workloads = await driver.deploy('r5', podNames(driver.nodes));
@@ -279,17 +280,54 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     ).to.include({ result: 'error' });
   });
 
-  it('CLEANUP_TIMEOUT_MS sets the wait and a bad value names itself', async () => {
-    const { kubeconfig, facts, options } = driverFixture();
-    const driver = await KubernetesDriver.open(kubeconfig, facts, {
-      ...options,
-      namespaceGoneTimeoutMs: undefined,
-      env: { ...options.env, CLEANUP_TIMEOUT_MS: 'soon' },
+  describe('the outbound-NAT echo sits outside every OutBoundNAT exception list', () => {
+    const echoOf = async (extra: Partial<KubernetesDriverOptions>, echoAddress?: string) => {
+      const { kubeconfig, facts, runner, options } = driverFixture();
+      const driver = await KubernetesDriver.open(kubeconfig, facts, {
+        ...options,
+        ...extra,
+        settings: { ...options.settings!, echoAddress },
+      });
+      const { external } = await driver.deploy('r7', podNames(driver.nodes));
+      const probe = await driver.probeFromOutside(
+        { kind: 'http', url: `http://${external.address}:${external.port}/healthz` },
+        1000,
+      );
+      await driver.cleanup();
+      return { address: external.address, answered: probe.result, routes: runner.lines() };
+    };
+
+    it("listens on the lab's external address (libvirt: on the lab bridge), not on the route to the nodes", async () => {
+      // On host-gw labs the lab network is in the Windows ExceptionList: an echo there would see
+      // Windows pods un-NATed and fail outbound-NAT cells for the wrong reason.
+      expect(await echoOf({ externalAddress: '127.0.0.2' })).to.deep.equal({
+        address: '127.0.0.2',
+        answered: 'ok',
+        routes: [],
+      });
     });
-    await expectRejection(
-      driver.deploy('r6', podNames(driver.nodes)),
-      /CLEANUP_TIMEOUT_MS must be a positive integer, got "soon"/,
-    );
+
+    it('EXTERNAL_ECHO_ADDRESS wins; without a lab address, the route to the first node decides', async () => {
+      expect((await echoOf({ externalAddress: '127.0.0.2' }, '127.0.0.3')).address).to.equal(
+        '127.0.0.3',
+      );
+      expect(await echoOf({})).to.deep.include({
+        address: '127.0.0.1',
+        routes: ['ip route get 192.168.200.10'],
+      });
+    });
+
+    it("uses the echo a lab runs itself (netns kubeadm: the outside namespace's) as it is", async () => {
+      const { kubeconfig, facts, options } = driverFixture();
+      const labEcho = { address: '198.51.100.1', port: 8099 };
+      const outside: LabOutside = {
+        echo: labEcho,
+        exec: () => Promise.reject(new Error('unused')),
+      };
+      const driver = await KubernetesDriver.open(kubeconfig, facts, { ...options, outside });
+      expect((await driver.deploy('r8', podNames(driver.nodes))).external).to.deep.equal(labEcho);
+      await driver.cleanup();
+    });
   });
 });
 

@@ -19,7 +19,6 @@ import { probeCommand, replyFromExec } from './agnhost-probe.ts';
 import { discoverCluster, notReadyReason, type ClusterFacts } from './cluster-discovery.ts';
 import { ExecError, execInPod } from './exec-in-pod.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
-import { positiveIntSetting } from '../../model/settings.ts';
 import { apiErrorText, loadKubeConfig, makeClients, type KubeClients } from './kube-clients.ts';
 import { probeFromHost } from './outside-probe.ts';
 import { probeArgs } from '../probe-args.ts';
@@ -29,8 +28,13 @@ import {
   parseProbe,
   probeArgv,
 } from '../../../lab/cluster/runtime/workload-programs.ts';
-import { SuiteDeployment } from './suite-deployment.ts';
-import { agnhostImage, NETEXEC_CONTAINER } from './suite-manifests.ts';
+import {
+  agnhostImage,
+  kubernetesSettings,
+  type KubernetesSettings,
+} from './kubernetes-settings.ts';
+import { SuiteDeployment, type DeploymentSettings } from './suite-deployment.ts';
+import { NETEXEC_CONTAINER } from './suite-manifests.ts';
 
 /** What the caller knows about the lab that the API server does not say. */
 export interface LabFacts {
@@ -52,14 +56,16 @@ export interface KubernetesDriverOptions {
   facts?: Readonly<Record<string, string>>;
   /** Injected API clients (unit tests pass fakes); missing ones are built from the KubeConfig. */
   clients?: Partial<KubeClients>;
+  /**
+   * The lab's external address on this host (libvirt labs: on the lab network's bridge, outside
+   * every cluster CIDR and OutBoundNAT exception list): the echo listens there.
+   */
+  externalAddress?: string;
   /** Runs `ip route get` to find the echo's address; default the execa runner. */
   runner?: CommandRunner;
   log?: Logger;
-  env?: NodeJS.ProcessEnv;
-  /** deploy()'s wait for Ready pods; default 80 % of DEPLOY_TIMEOUT_MS (300 s), under mocha's hook timeout. */
-  podsReadyTimeoutMs?: number;
-  /** cleanup()'s wait for the namespace to go; default CLEANUP_TIMEOUT_MS, else 300 s; a longer one is a warning. */
-  namespaceGoneTimeoutMs?: number;
+  /** What the environment sets (checked at the suite's start); default: read from process.env. */
+  settings?: KubernetesSettings;
   /** Poll interval of both waits; default 2 s. */
   pollMs?: number;
   /** Slack on top of a probe's own timeout before its exec is abandoned; default 10 s. */
@@ -67,8 +73,6 @@ export interface KubernetesDriverOptions {
 }
 
 const SERVICE_OSES: readonly Os[] = ['linux', 'windows'];
-/** How long cleanup waits for the run namespace to be gone, as upstream e2e does. */
-const NAMESPACE_GONE_DEFAULT_MS = 300_000;
 
 export class KubernetesDriver implements LabDriver {
   readonly info: Omit<RunInfo, 'runId' | 'profile' | 'startedAt'>;
@@ -77,7 +81,7 @@ export class KubernetesDriver implements LabDriver {
   readonly #hostnames: Readonly<Record<string, string>>;
   readonly #clients: KubeClients;
   readonly #log: Logger;
-  readonly #env: NodeJS.ProcessEnv;
+  readonly #settings: KubernetesSettings;
   readonly #runner: CommandRunner;
   readonly #options: KubernetesDriverOptions;
   #deployment: SuiteDeployment | undefined;
@@ -118,7 +122,7 @@ export class KubernetesDriver implements LabDriver {
     this.#facts = facts;
     this.#hostnames = cluster.hostnames;
     this.#options = options;
-    this.#env = options.env ?? process.env;
+    this.#settings = options.settings ?? kubernetesSettings(process.env);
     this.#log = (options.log ?? silentLogger()).child({ provider: facts.provider, lab: facts.lab });
     this.#runner = options.runner ?? new ExecaRunner(this.#log);
     this.nodes = cluster.nodes;
@@ -168,28 +172,43 @@ export class KubernetesDriver implements LabDriver {
       return { name, node, os: found.os, nodeHostname: this.#hostnames[node] ?? node };
     });
     const options = this.#options;
+    const settings = this.#settings;
     // Held before start() so cleanup() removes whatever a failed start left behind.
     this.#deployment = new SuiteDeployment(this.#clients.core, {
       namespace: runNamespace(runId),
       runId,
       lab: this.#facts.lab,
-      image: agnhostImage(this.#env, options.image),
+      image: agnhostImage(settings, options.image),
       dnsDomain: this.#facts.dnsDomain ?? 'cluster.local',
       pods,
       serviceOses: SERVICE_OSES,
-      firstNodeIp: this.nodes[0]!.ip,
-      ...(options.outside === undefined ? {} : { labEcho: options.outside.echo }),
-      env: this.#env,
+      echo: this.#echo(),
+      keepNamespace: settings.keepRunNamespace,
       runner: this.#runner,
       log: this.#log,
-      podsReadyTimeoutMs:
-        options.podsReadyTimeoutMs ?? 0.8 * Number(this.#env.DEPLOY_TIMEOUT_MS ?? 300_000),
-      namespaceGoneTimeoutMs:
-        options.namespaceGoneTimeoutMs ??
-        positiveIntSetting(this.#env, 'CLEANUP_TIMEOUT_MS', NAMESPACE_GONE_DEFAULT_MS),
+      podsReadyTimeoutMs: settings.podsReadyTimeoutMs,
+      namespaceGoneTimeoutMs: settings.namespaceGoneTimeoutMs,
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     });
     return this.#deployment.start();
+  }
+
+  /**
+   * Where outbound-NAT probes go: the lab's own echo (netns kubeadm labs: in the outside
+   * namespace), else one this host starts at EXTERNAL_ECHO_ADDRESS, else at the lab's external
+   * address, else (a cluster without a plan) at this host's address on the route to the nodes.
+   */
+  #echo(): DeploymentSettings['echo'] {
+    const { outside, externalAddress } = this.#options;
+    if (outside !== undefined && this.#settings.echoAddress === undefined) {
+      return { lab: outside.echo };
+    }
+    const address = this.#settings.echoAddress ?? externalAddress;
+    return {
+      ...(address === undefined ? {} : { address }),
+      routeTo: this.nodes[0]!.ip,
+      port: this.#settings.echoPort,
+    };
   }
 
   async probeFromPod(

@@ -6,7 +6,7 @@ import type { Logger } from '../../../lab/log/logger.ts';
 import { HEADLESS_SERVICE, serviceName } from '../../model/workload-names.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
 import type { DeployedPod, DeployedService, Workloads } from '../../model/lab-driver.ts';
-import { echoEndpoint, ExternalEcho } from './external-echo.ts';
+import { ExternalEcho, routeSourceAddress } from './external-echo.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import {
   apiErrorText,
@@ -27,11 +27,15 @@ export interface DeploymentSettings {
   dnsDomain: string;
   pods: readonly (PodToRender & { node: string })[];
   serviceOses: readonly Os[];
-  /** The echo's address is found on the route to this node. */
-  firstNodeIp: string;
-  /** An echo the lab runs itself (outside this host): used as it is, never started or stopped. */
-  labEcho?: { address: string; port: number };
-  env: NodeJS.ProcessEnv;
+  /**
+   * The outbound-NAT echo: one the lab runs itself (used as it is, never started or stopped), or
+   * one started here at `address` — else at this host's address on the route to `routeTo` — and `port`.
+   */
+  echo:
+    | { lab: { address: string; port: number } }
+    | { address?: string; routeTo: string; port: number };
+  /** Leave the run namespace for the nightly collector. */
+  keepNamespace: boolean;
   runner: CommandRunner;
   log: Logger;
   podsReadyTimeoutMs: number;
@@ -61,14 +65,14 @@ export class SuiteDeployment implements AsyncDisposable {
   async start(): Promise<Workloads> {
     const { namespace, log } = this.settings;
     const manifests = renderSuiteManifests(this.settings);
-    let echo = this.settings.labEcho;
-    if (echo === undefined) {
-      const endpoint = await echoEndpoint(
-        this.settings.env,
-        this.settings.runner,
-        this.settings.firstNodeIp,
-      );
-      this.#echo = await ExternalEcho.start(endpoint.address, endpoint.port);
+    const wanted = this.settings.echo;
+    let echo: { address: string; port: number };
+    if ('lab' in wanted) {
+      echo = wanted.lab;
+    } else {
+      const address =
+        wanted.address ?? (await routeSourceAddress(this.settings.runner, wanted.routeTo));
+      this.#echo = await ExternalEcho.start(address, wanted.port);
       echo = this.#echo;
     }
     const endpoint = { address: echo.address, port: echo.port };
@@ -145,7 +149,7 @@ export class SuiteDeployment implements AsyncDisposable {
       }
     };
     // The nightly job describes the probe pods before it destroys the lab; it asks to keep them.
-    const keep = this.settings.env.HYBRID_KEEP_RUN_NAMESPACE === '1';
+    const keep = this.settings.keepNamespace;
     if (this.#namespaceCreated && keep) {
       log.info({ namespace }, 'run namespace kept (HYBRID_KEEP_RUN_NAMESPACE=1)');
     } else if (this.#namespaceCreated) {

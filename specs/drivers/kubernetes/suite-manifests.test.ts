@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import {
-  agnhostImage,
   podHostname,
   renderSuiteManifests,
   renderTemplate,
@@ -23,23 +22,6 @@ const input: RenderInput = {
 };
 
 describe('suite manifests (rendered from manifests/suite)', () => {
-  it('picks the agnhost image: AGNHOST_IMAGE, else IMAGE_REPO and AGNHOST_TAG, else the default', () => {
-    expect(agnhostImage({})).to.equal('registry.k8s.io/e2e-test-images/agnhost:2.52');
-    expect(agnhostImage({ AGNHOST_TAG: '2.53' })).to.equal(
-      'registry.k8s.io/e2e-test-images/agnhost:2.53',
-    );
-    expect(agnhostImage({ IMAGE_REPO: 'mirror.local:5000/e2e/' })).to.equal(
-      'mirror.local:5000/e2e/agnhost:2.52',
-    );
-    expect(
-      agnhostImage({
-        AGNHOST_IMAGE: 'mirror.local/agnhost@sha256:abc',
-        IMAGE_REPO: 'x',
-        AGNHOST_TAG: 'y',
-      }),
-    ).to.equal('mirror.local/agnhost@sha256:abc');
-  });
-
   it('pins each pod to its node and OS, tolerates control-plane and Windows taints', () => {
     const { pods } = renderSuiteManifests(input);
     const win = pods[1]!;

@@ -10,8 +10,6 @@ import type { Os } from '../../../lab/contracts/cells.ts';
 import { SERVICE_SLOT, slotOf } from '../../model/workload-names.ts';
 
 export const MANIFEST_DIR = fileURLToPath(new URL('../../../manifests/suite/', import.meta.url));
-export const DEFAULT_IMAGE_REPO = 'registry.k8s.io/e2e-test-images';
-export const DEFAULT_AGNHOST_TAG = '2.52';
 /** The container every probe execs into. */
 export const NETEXEC_CONTAINER = 'netexec';
 
@@ -36,15 +34,6 @@ export interface SuiteManifests {
   namespace: V1Namespace;
   pods: V1Pod[];
   services: V1Service[];
-}
-
-/** The agnhost image: AGNHOST_IMAGE as given, else the lab's own, else IMAGE_REPO/agnhost:AGNHOST_TAG. */
-export function agnhostImage(env: NodeJS.ProcessEnv = process.env, labImage?: string): string {
-  const full = env.AGNHOST_IMAGE?.trim();
-  if (full !== undefined && full !== '') return full;
-  if (labImage !== undefined) return labImage;
-  const repo = (env.IMAGE_REPO?.trim() || DEFAULT_IMAGE_REPO).replace(/\/+$/, '');
-  return `${repo}/agnhost:${env.AGNHOST_TAG?.trim() || DEFAULT_AGNHOST_TAG}`;
 }
 
 /** A pod hostname must be one DNS label: node names may carry dots, pod names may be long. */

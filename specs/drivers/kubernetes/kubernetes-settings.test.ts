@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import { SettingError } from '../../model/settings.ts';
+import { agnhostImage, kubernetesSettings } from './kubernetes-settings.ts';
+
+describe("the Kubernetes driver's settings", () => {
+  it("picks the agnhost image: AGNHOST_IMAGE, else the lab's, else IMAGE_REPO and AGNHOST_TAG, else the default", () => {
+    const image = (env: NodeJS.ProcessEnv, lab?: string) =>
+      agnhostImage(kubernetesSettings(env), lab);
+    expect(image({})).to.equal('registry.k8s.io/e2e-test-images/agnhost:2.52');
+    expect(image({ AGNHOST_TAG: '2.53' })).to.equal('registry.k8s.io/e2e-test-images/agnhost:2.53');
+    expect(image({ IMAGE_REPO: 'mirror.local:5000/e2e/' })).to.equal(
+      'mirror.local:5000/e2e/agnhost:2.52',
+    );
+    expect(image({ IMAGE_REPO: 'mirror.local:5000/e2e' }, 'hybrid-lab/agnhost:2.25')).to.equal(
+      'hybrid-lab/agnhost:2.25',
+    );
+    expect(
+      image(
+        { AGNHOST_IMAGE: 'mirror.local/agnhost@sha256:abc', IMAGE_REPO: 'x', AGNHOST_TAG: 'y' },
+        'hybrid-lab/agnhost:2.25',
+      ),
+    ).to.equal('mirror.local/agnhost@sha256:abc');
+  });
+
+  it('defaults: echo port 8099, keep nothing, 80 % of 300 s for Ready pods, 300 s for the namespace', () => {
+    expect(kubernetesSettings({})).to.deep.include({
+      echoAddress: undefined,
+      echoPort: 8099,
+      keepRunNamespace: false,
+      podsReadyTimeoutMs: 240_000,
+      namespaceGoneTimeoutMs: 300_000,
+    });
+    expect(
+      kubernetesSettings({
+        EXTERNAL_ECHO_ADDRESS: '198.51.100.7',
+        EXTERNAL_ECHO_PORT: '0',
+        HYBRID_KEEP_RUN_NAMESPACE: '1',
+        DEPLOY_TIMEOUT_MS: '1000',
+        CLEANUP_TIMEOUT_MS: '5000',
+      }),
+    ).to.deep.include({
+      echoAddress: '198.51.100.7',
+      echoPort: 0,
+      keepRunNamespace: true,
+      podsReadyTimeoutMs: 800,
+      namespaceGoneTimeoutMs: 5000,
+    });
+  });
+
+  const BAD: [Record<string, string>, RegExp][] = [
+    [{ AGNHOST_IMAGE: 'Not An Image' }, /^AGNHOST_IMAGE must look like /],
+    [{ IMAGE_REPO: 'http://mirror' }, /^IMAGE_REPO must look like /],
+    [{ AGNHOST_TAG: 'a b' }, /^AGNHOST_TAG must look like /],
+    [{ EXTERNAL_ECHO_ADDRESS: 'echo.local' }, /^EXTERNAL_ECHO_ADDRESS must be an IPv4 address/],
+    [{ EXTERNAL_ECHO_PORT: '70000' }, /^EXTERNAL_ECHO_PORT must be a port number \(0-65535\)/],
+    [{ EXTERNAL_ECHO_PORT: 'x' }, /^EXTERNAL_ECHO_PORT must be a port number/],
+    [{ HYBRID_KEEP_RUN_NAMESPACE: 'yes' }, /^HYBRID_KEEP_RUN_NAMESPACE must be 1 or 0, got "yes"/],
+    [{ CLEANUP_TIMEOUT_MS: 'soon' }, /^CLEANUP_TIMEOUT_MS must be a positive integer, got "soon"/],
+  ];
+  for (const [env, says] of BAD) {
+    it(`${Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}: names the setting`, () => {
+      expect(() => kubernetesSettings(env))
+        .to.throw(SettingError)
+        .with.property('message')
+        .that.matches(says);
+    });
+  }
+});

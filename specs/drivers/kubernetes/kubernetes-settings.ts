@@ -1,0 +1,93 @@
+/**
+ * What the Kubernetes driver reads from the environment, each value checked when the suite
+ * starts (specs/engine/suite-settings.ts), so a bad one fails the run with its own message
+ * before any lab is touched.
+ */
+import { isIpv4 } from '../../../lab/net/ipv4.ts';
+import { positiveIntSetting, SettingError } from '../../model/settings.ts';
+
+export const DEFAULT_IMAGE_REPO = 'registry.k8s.io/e2e-test-images';
+export const DEFAULT_AGNHOST_TAG = '2.52';
+export const DEFAULT_ECHO_PORT = 8099;
+/** How long cleanup waits for the run namespace to be gone, as upstream e2e does. */
+const NAMESPACE_GONE_DEFAULT_MS = 300_000;
+const DEPLOY_DEFAULT_MS = 300_000;
+
+export interface KubernetesSettings {
+  /** AGNHOST_IMAGE: the agnhost image, over the lab's own and the default. */
+  agnhostImage: string | undefined;
+  /** IMAGE_REPO/agnhost:AGNHOST_TAG: the image when neither AGNHOST_IMAGE nor the lab names one. */
+  defaultImage: string;
+  /** EXTERNAL_ECHO_ADDRESS: where the outbound-NAT echo listens, over the lab's external address. */
+  echoAddress: string | undefined;
+  /** EXTERNAL_ECHO_PORT (0: any free port); default 8099. */
+  echoPort: number;
+  /** HYBRID_KEEP_RUN_NAMESPACE=1: leave the run namespace for the nightly collector. */
+  keepRunNamespace: boolean;
+  /** deploy()'s wait for Ready pods: 80 % of DEPLOY_TIMEOUT_MS, under mocha's hook timeout. */
+  podsReadyTimeoutMs: number;
+  /** cleanup()'s wait for the run namespace to go (CLEANUP_TIMEOUT_MS); a longer one is a warning. */
+  namespaceGoneTimeoutMs: number;
+}
+
+const IMAGE_REF = /^[a-z0-9.-]+(:\d+)?(\/[a-z0-9._-]+)+(:[A-Za-z0-9._-]+)?(@sha256:[a-f0-9]+)?$/;
+const TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+const REPO = /^[a-z0-9.-]+(:\d+)?(\/[a-z0-9._-]+)*\/?$/;
+
+/** A trimmed value, '' as unset. */
+function text(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** A value that must match `pattern`, else a SettingError naming the setting and an example. */
+function matching(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  pattern: RegExp,
+  example: string,
+): string | undefined {
+  const value = text(env, name);
+  if (value !== undefined && !pattern.test(value)) {
+    throw new SettingError(`${name} must look like ${example}, got "${value}"`);
+  }
+  return value;
+}
+
+/** The driver's settings from `env`; throws SettingError naming the setting and what it allows. */
+export function kubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
+  const repo = matching(env, 'IMAGE_REPO', REPO, DEFAULT_IMAGE_REPO) ?? DEFAULT_IMAGE_REPO;
+  const tag = matching(env, 'AGNHOST_TAG', TAG, DEFAULT_AGNHOST_TAG) ?? DEFAULT_AGNHOST_TAG;
+  const echoAddress = text(env, 'EXTERNAL_ECHO_ADDRESS');
+  if (echoAddress !== undefined && !isIpv4(echoAddress)) {
+    throw new SettingError(
+      `EXTERNAL_ECHO_ADDRESS must be an IPv4 address of this host, got "${echoAddress}"`,
+    );
+  }
+  const port = text(env, 'EXTERNAL_ECHO_PORT');
+  if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) <= 65535)) {
+    throw new SettingError(`EXTERNAL_ECHO_PORT must be a port number (0-65535), got "${port}"`);
+  }
+  const keep = text(env, 'HYBRID_KEEP_RUN_NAMESPACE') ?? '0';
+  if (keep !== '0' && keep !== '1') {
+    throw new SettingError(`HYBRID_KEEP_RUN_NAMESPACE must be 1 or 0, got "${keep}"`);
+  }
+  return {
+    agnhostImage: matching(env, 'AGNHOST_IMAGE', IMAGE_REF, `${DEFAULT_IMAGE_REPO}/agnhost:2.52`),
+    defaultImage: `${repo.replace(/\/+$/, '')}/agnhost:${tag}`,
+    echoAddress,
+    echoPort: port === undefined ? DEFAULT_ECHO_PORT : Number(port),
+    keepRunNamespace: keep === '1',
+    podsReadyTimeoutMs: 0.8 * positiveIntSetting(env, 'DEPLOY_TIMEOUT_MS', DEPLOY_DEFAULT_MS),
+    namespaceGoneTimeoutMs: positiveIntSetting(
+      env,
+      'CLEANUP_TIMEOUT_MS',
+      NAMESPACE_GONE_DEFAULT_MS,
+    ),
+  };
+}
+
+/** The agnhost image a run deploys: AGNHOST_IMAGE, else the lab's own, else IMAGE_REPO/AGNHOST_TAG. */
+export function agnhostImage(settings: KubernetesSettings, labImage?: string): string {
+  return settings.agnhostImage ?? labImage ?? settings.defaultImage;
+}
