@@ -8,7 +8,8 @@ import type { Logger } from '../log/logger.ts';
 import type { LabPlan } from '../plan/lab-plan.ts';
 import { clusterZone } from './dataplane/cluster-dns.ts';
 import type { ClusterHosts } from './cluster-hosts.ts';
-import { endpointIps } from './control/cluster-objects.ts';
+import { endpointPods } from './control/cluster-objects.ts';
+import type { ServiceEndpoints } from './dataplane/kube-proxy-rules.ts';
 import type { ClusterState, PodRecord } from './control/cluster-state.ts';
 import { applyNodeRules, renderNodeRules, rulesHash } from './dataplane/node-rules.ts';
 import type { PodRuntime } from './runtime/pod-runtime.ts';
@@ -50,13 +51,26 @@ export function dnsPod(state: ClusterState): PodRecord | undefined {
   return state.pods.find((p) => p.program === 'dns' && p.system === true);
 }
 
-async function syncRules(ctx: SyncContext, state: ClusterState, force: boolean): Promise<void> {
-  const services = state.services.map((service) => ({
+/**
+ * The Services as `node`'s kube-proxy sees them: every endpoint, except workload pods on nodes its
+ * stale view leaves out (system pods such as cluster DNS are always programmed).
+ */
+function servicesSeenBy(node: string, state: ClusterState): ServiceEndpoints[] {
+  const stale = state.staleProxy?.[node] ?? [];
+  return state.services.map((service) => ({
     service,
-    endpoints: endpointIps(service, state),
+    endpoints:
+      service.staticEndpoints ??
+      endpointPods(service, state)
+        .filter((p) => p.system === true || !stale.includes(p.node))
+        .map((p) => p.ip),
   }));
+}
+
+async function syncRules(ctx: SyncContext, state: ClusterState, force: boolean): Promise<void> {
   await settleAll(
     ctx.plan.nodes.map(async (node) => {
+      const services = servicesSeenBy(node.name, state);
       const policy = node.os === 'windows' ? outboundNat(readWindowsCni(ctx.dir, node)) : undefined;
       const rules = renderNodeRules(ctx.plan, node, services, policy);
       const hash = rulesHash(rules);

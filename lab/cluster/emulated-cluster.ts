@@ -248,6 +248,23 @@ export class EmulatedCluster {
     });
   }
 
+  /** The nodes whose workload endpoints `node`'s kube-proxy leaves out (fault injection). */
+  staleProxyView(node: string): string[] {
+    objects.planNode(this.plan, node);
+    return this.store.read().staleProxy?.[node] ?? [];
+  }
+
+  /** Makes `node`'s kube-proxy leave out the workload endpoints on `ignored` nodes, and re-syncs. */
+  async setStaleProxyView(node: string, ignored: readonly string[]): Promise<void> {
+    objects.planNode(this.plan, node);
+    for (const other of ignored) objects.planNode(this.plan, other);
+    await this.store.update(async (state) => {
+      const views = { ...state.staleProxy, [node]: [...ignored] };
+      state.staleProxy = Object.fromEntries(Object.entries(views).filter(([, v]) => v.length > 0));
+      await syncDataplane(this.sync, state);
+    });
+  }
+
   /** Re-applies every node's rules and the zone, changed or not. */
   async resync(): Promise<void> {
     await this.store.update((state: ClusterState) => syncDataplane(this.sync, state, true));

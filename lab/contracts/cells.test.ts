@@ -2,27 +2,52 @@ import { expect } from 'chai';
 import { cellId, parseCellId, rowId, sourceOs, targetOs, type CellKey } from './cells.ts';
 
 const KEYS: CellKey[] = [
-  { kind: 'pod-to-pod', from: 'windows', to: 'linux', placement: 'cross-node', via: 'dns' },
-  { kind: 'pod-to-pod', from: 'linux', to: 'linux', placement: 'same-node', via: 'ip' },
-  { kind: 'large-response', from: 'linux', to: 'windows', placement: 'cross-node', via: 'ip' },
-  { kind: 'pod-to-service', from: 'windows', to: 'windows', via: 'cluster-ip' },
+  {
+    kind: 'pod-to-pod',
+    from: 'windows',
+    to: 'linux',
+    placement: 'cross-node',
+    node: 'win-2',
+    peer: 'lin1',
+    via: 'dns',
+  },
+  {
+    kind: 'pod-to-pod',
+    from: 'linux',
+    to: 'linux',
+    placement: 'same-node',
+    node: 'lin1',
+    via: 'ip',
+  },
+  {
+    kind: 'large-response',
+    from: 'linux',
+    to: 'windows',
+    placement: 'cross-node',
+    node: 'cp1',
+    peer: 'win1',
+    via: 'ip',
+  },
+  { kind: 'pod-to-service', from: 'windows', to: 'windows', node: 'win1', via: 'cluster-ip' },
   { kind: 'nodeport', to: 'windows', node: 'win-2', via: 'node-ip' },
   { kind: 'nodeport', to: 'linux', via: 'node-ip' },
   { kind: 'outbound-nat', from: 'linux', node: 'cp1', via: 'ip' },
-  { kind: 'dns', from: 'windows', lookup: 'search-list', via: 'dns' },
+  { kind: 'dns', from: 'windows', lookup: 'search-list', node: 'win1', via: 'dns' },
+  { kind: 'pod-to-pod', from: 'windows', to: 'windows', placement: 'cross-node', via: 'ip' },
 ];
 
 describe('contracts: the cell-id grammar', () => {
-  it('builds the ids the suite has always used', () => {
+  it('builds ids naming the nodes at both ends', () => {
     expect(KEYS.map(cellId)).to.deep.equal([
-      'pod-to-pod/windows-to-linux/cross-node/dns',
-      'pod-to-pod/linux-to-linux/same-node/ip',
-      'large-response/linux-to-windows/cross-node/ip',
-      'pod-to-service/windows-to-windows/cluster-ip',
+      'pod-to-pod/windows-to-linux/cross-node/win-2/lin1/dns',
+      'pod-to-pod/linux-to-linux/same-node/lin1/ip',
+      'large-response/linux-to-windows/cross-node/cp1/win1/ip',
+      'pod-to-service/windows-to-windows/win1/cluster-ip',
       'nodeport/external-to-windows-node/win-2/node-ip',
       'nodeport/external-to-linux-node/none/node-ip',
       'outbound-nat/linux/cp1/ip',
-      'dns/search-list/windows/dns',
+      'dns/search-list/windows/win1/dns',
+      'pod-to-pod/windows-to-windows/cross-node/none/none/ip',
     ]);
     expect(rowId(KEYS[4]!)).to.equal('nodeport/external-to-windows-node');
     expect(rowId(KEYS[7]!)).to.equal('dns/search-list/windows');
@@ -36,8 +61,10 @@ describe('contracts: the cell-id grammar', () => {
     for (const id of [
       'infrastructure/lab-ready',
       'pod-to-pod/linux-to-mac/cross-node/ip',
-      'pod-to-pod/linux-to-linux/cross-node',
-      'dns/reverse/linux/dns',
+      'pod-to-pod/linux-to-linux/cross-node/lin1/ip',
+      'pod-to-pod/linux-to-linux/same-node/lin1/lin2/ip',
+      'pod-to-service/linux-to-linux/cluster-ip',
+      'dns/reverse/linux/lin1/dns',
       'nodeport/external-to-linux-node/Bad_Node/node-ip',
     ]) {
       expect(parseCellId(id), id).to.equal(undefined);
@@ -54,6 +81,7 @@ describe('contracts: the cell-id grammar', () => {
       'external>linux',
       'linux>external',
       'windows>cluster-dns',
+      'windows>windows',
     ]);
   });
 });

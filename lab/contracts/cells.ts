@@ -33,10 +33,12 @@ export type RowKey =
   | { kind: 'dns'; from: Os; lookup: DnsLookup };
 
 /**
- * One cell: its row, how it probes, and what tells it apart within the row — the placement of
- * pod-to-pod cells, the node of per-node rows (undefined where the lab has no node to name).
+ * One cell: its row, how it probes, and what tells it apart within the row: the placement of
+ * pod-to-pod cells; `node`, where the probe starts (its pod's node; for NodePort cells the node
+ * whose port is probed); `peer`, the target pod's node of cross-node cells. Nodes are undefined
+ * where the lab has no node to name (the cell is skipped).
  */
-export type CellKey = RowKey & { via: Via; placement?: Placement; node?: string };
+export type CellKey = RowKey & { via: Via; placement?: Placement; node?: string; peer?: string };
 
 /** The id of a cell that is not a network path: the lab could not carry the suite. */
 export const LAB_READY_CELL_ID = 'infrastructure/lab-ready';
@@ -57,58 +59,100 @@ export function rowId(row: RowKey): string {
   }
 }
 
-/** Stable cell id: the row id, then placement or node, then via. */
+/**
+ * Stable cell id: the row id, then the placement and node(s), then via; e.g.
+ * `pod-to-pod/windows-to-linux/cross-node/win2/lin1/ip`, `pod-to-service/linux-to-windows/lin1/dns`.
+ */
 export function cellId(cell: CellKey): string {
   const row = rowId(cell);
+  const node = cell.node ?? 'none';
   switch (cell.kind) {
     case 'pod-to-pod':
-    case 'large-response':
-      return `${row}/${cell.placement ?? 'cross-node'}/${cell.via}`;
+    case 'large-response': {
+      const placement = cell.placement ?? 'cross-node';
+      const nodes = placement === 'same-node' ? node : `${node}/${cell.peer ?? 'none'}`;
+      return `${row}/${placement}/${nodes}/${cell.via}`;
+    }
     case 'nodeport':
     case 'outbound-nat':
-      return `${row}/${cell.node ?? 'none'}/${cell.via}`;
     case 'pod-to-service':
     case 'dns':
-      return `${row}/${cell.via}`;
+      return `${row}/${node}/${cell.via}`;
   }
 }
 
 const OS = '(linux|windows)';
 const VIA = '(ip|dns|cluster-ip|node-ip)';
-const NODE = '([a-z0-9]([-a-z0-9]*[a-z0-9])?)';
+const NODE = '([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)';
 const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
   {
+    pattern: new RegExp(`^(pod-to-pod|large-response)/${OS}-to-${OS}/same-node/${NODE}/${VIA}$`),
+    key: (m) => ({
+      kind: m[1] as 'pod-to-pod' | 'large-response',
+      from: m[2] as Os,
+      to: m[3] as Os,
+      placement: 'same-node',
+      ...nodePart('node', m[4]!),
+      via: m[5] as Via,
+    }),
+  },
+  {
     pattern: new RegExp(
-      `^(pod-to-pod|large-response)/${OS}-to-${OS}/(same-node|cross-node)/${VIA}$`,
+      `^(pod-to-pod|large-response)/${OS}-to-${OS}/cross-node/${NODE}/${NODE}/${VIA}$`,
     ),
     key: (m) => ({
       kind: m[1] as 'pod-to-pod' | 'large-response',
       from: m[2] as Os,
       to: m[3] as Os,
-      placement: m[4] as Placement,
-      via: m[5] as Via,
+      placement: 'cross-node',
+      ...nodePart('node', m[4]!),
+      ...nodePart('peer', m[5]!),
+      via: m[6] as Via,
     }),
   },
   {
-    pattern: new RegExp(`^pod-to-service/${OS}-to-${OS}/${VIA}$`),
-    key: (m) => ({ kind: 'pod-to-service', from: m[1] as Os, to: m[2] as Os, via: m[3] as Via }),
+    pattern: new RegExp(`^pod-to-service/${OS}-to-${OS}/${NODE}/${VIA}$`),
+    key: (m) => ({
+      kind: 'pod-to-service',
+      from: m[1] as Os,
+      to: m[2] as Os,
+      ...nodePart('node', m[3]!),
+      via: m[4] as Via,
+    }),
   },
   {
     pattern: new RegExp(`^nodeport/external-to-${OS}-node/${NODE}/${VIA}$`),
-    key: (m) => ({ kind: 'nodeport', to: m[1] as Os, ...nodePart(m[2]!), via: m[4] as Via }),
+    key: (m) => ({
+      kind: 'nodeport',
+      to: m[1] as Os,
+      ...nodePart('node', m[2]!),
+      via: m[3] as Via,
+    }),
   },
   {
     pattern: new RegExp(`^outbound-nat/${OS}/${NODE}/${VIA}$`),
-    key: (m) => ({ kind: 'outbound-nat', from: m[1] as Os, ...nodePart(m[2]!), via: m[4] as Via }),
+    key: (m) => ({
+      kind: 'outbound-nat',
+      from: m[1] as Os,
+      ...nodePart('node', m[2]!),
+      via: m[3] as Via,
+    }),
   },
   {
-    pattern: new RegExp(`^dns/(short-name|fqdn|search-list)/${OS}/${VIA}$`),
-    key: (m) => ({ kind: 'dns', lookup: m[1] as DnsLookup, from: m[2] as Os, via: m[3] as Via }),
+    pattern: new RegExp(`^dns/(short-name|fqdn|search-list)/${OS}/${NODE}/${VIA}$`),
+    key: (m) => ({
+      kind: 'dns',
+      lookup: m[1] as DnsLookup,
+      from: m[2] as Os,
+      ...nodePart('node', m[3]!),
+      via: m[4] as Via,
+    }),
   },
 ];
 
-function nodePart(node: string): { node?: string } {
-  return node === 'none' ? {} : { node };
+/** `none` in an id stands for "no node": the field is left out of the key. */
+function nodePart<K extends 'node' | 'peer'>(field: K, node: string): Partial<Record<K, string>> {
+  return node === 'none' ? {} : ({ [field]: node } as Partial<Record<K, string>>);
 }
 
 /** The key of a matrix cell id; undefined for anything else (the infrastructure cell, a typo). */

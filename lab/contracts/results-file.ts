@@ -20,6 +20,8 @@ export const Outcome = {
   WrongSourceIp: 'wrong-source-ip',
   /** Resolved or answered, but with the wrong address or body. */
   WrongAnswer: 'wrong-answer',
+  /** Every request to a Service answered, but some of its endpoints never did (stale or missing rules). */
+  MissingEndpoint: 'missing-endpoint',
   /** The probe itself failed (exec error, bad output). */
   Error: 'error',
 } as const;

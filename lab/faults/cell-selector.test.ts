@@ -8,10 +8,10 @@ const cell = (id: string, from: string, to: string): CellRef => ({
 });
 
 describe('cell selectors', () => {
-  const p2p = cell('pod-to-pod/linux-to-windows/cross-node/ip', 'lin1', 'win1');
-  const svc = cell('pod-to-service/windows-to-linux/dns', 'win1', 'lin1,lin2,cp1');
+  const p2p = cell('pod-to-pod/linux-to-windows/cross-node/lin1/win1/ip', 'lin1', 'win1');
+  const svc = cell('pod-to-service/windows-to-linux/win1/dns', 'win1', 'lin1,lin2,cp1');
   const np = cell('nodeport/external-to-windows-node/win2/node-ip', 'outside', 'win2');
-  const dns = cell('dns/short-name/windows/dns', 'win1', '-');
+  const dns = cell('dns/short-name/windows/win1/dns', 'win1', '-');
 
   it('select by the typed fields of the cell id: kind, OSes, via, lookup', () => {
     expect(matchesCell({ kinds: ['pod-to-pod'] }, p2p)).to.be.true;

@@ -184,6 +184,15 @@ export async function prepare(session: FaultSession, action: FaultAction): Promi
       }
       return { undo: [{ kind: 'dns-start' }], apply: () => process.stop() };
     }
+    case 'stale-proxy': {
+      const api = cluster(session);
+      const ignored = api.staleProxyView(action.node);
+      return {
+        undo: [{ kind: 'stale-proxy', node: action.node, ignored }],
+        apply: () =>
+          api.setStaleProxyView(action.node, [...new Set([...ignored, action.endpointsOn])]),
+      };
+    }
   }
 }
 
@@ -208,6 +217,9 @@ export async function runUndo(session: FaultSession, step: UndoStep): Promise<vo
       return;
     case 'dns-start':
       await dns(session).start();
+      return;
+    case 'stale-proxy':
+      await cluster(session).setStaleProxyView(step.node, step.ignored);
       return;
   }
 }

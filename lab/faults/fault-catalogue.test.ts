@@ -6,7 +6,7 @@ import type { LabPlan } from '../plan/lab-plan.ts';
 import { describeSelector } from './cell-selector.ts';
 import { FAULT_CATALOGUE, findFault } from './fault-catalogue.ts';
 import { FaultError } from './fault-error.ts';
-import { notApplicable, resolveTargets } from './fault-targets.ts';
+import { notApplicable, resolveTargets, selftestNodes } from './fault-targets.ts';
 import { editWindowsCni } from './windows-cni-edits.ts';
 
 const FIVE: FixtureNode[] = [
@@ -66,16 +66,14 @@ describe('fault catalogue', () => {
       'pod-to-pod from cp1,lin1,lin2,win2 to only win1',
       'large-response from win1 to only cp1,lin1,lin2,win2',
       'large-response from cp1,lin1,lin2,win2 to only win1',
-      'pod-to-service from win1 to only cp1,lin1,lin2,win2',
-      'pod-to-service from cp1,lin1,lin2,win2 to only win1',
-      'any cell via dns from win1',
-    ]);
-    expect(d.may).to.deep.equal([
       'pod-to-service from win1 to any of cp1,lin1,lin2,win2',
       'pod-to-service from cp1,lin1,lin2,win2 to any of win1',
+      'any cell via dns from win1',
       'nodeport to windows to only win1',
       'nodeport to windows to only win2',
     ]);
+    // Service and NodePort cells sweep every endpoint: nothing is left to chance.
+    expect(d.may).to.deep.equal([]);
   });
 
   it('cutting off the DNS node breaks lookups everywhere else', () => {
@@ -86,9 +84,9 @@ describe('fault catalogue', () => {
 
   it("host-gw: NodePorts break only towards the cut-off node's pods", () => {
     // host-gw nodes speak from their lab address, so a NodePort on the cut-off node still gets replies.
-    const may = derive(hostGw, 'pod-route-removed', 'win1').may;
-    expect(may).to.include('nodeport to windows to only win2');
-    expect(may).to.not.include('nodeport to windows to only win1');
+    const must = derive(hostGw, 'pod-route-removed', 'win1').must;
+    expect(must).to.include('nodeport to windows to only win2');
+    expect(must).to.not.include('nodeport to windows to only win1');
   });
 
   it('vxlan FDB flush exists only on vxlan labs', () => {
@@ -160,7 +158,7 @@ describe('fault catalogue', () => {
   it('blackholed Windows endpoints break the Windows Service and its NodePorts', () => {
     const d = derive(vxlan, 'windows-endpoints-blackholed');
     expect(d.must).to.deep.equal([
-      'pod-to-service to only win1,win2',
+      'pod-to-service to any of win1,win2',
       'nodeport to windows to only win1',
       'nodeport to windows to only win2',
     ]);
@@ -170,6 +168,39 @@ describe('fault catalogue', () => {
       'lin2',
       'win1',
       'win2',
+    ]);
+  });
+
+  it("one node's endpoint blackholed: dropped on every node, only Service traffic to its pod CIDR", () => {
+    const d = derive(vxlan, 'node-endpoint-blackholed', 'win2');
+    expect(d.targets).to.deep.equal(['win2']);
+    expect(d.must).to.deep.equal([
+      'pod-to-service to any of win2',
+      'nodeport to windows to only win1',
+      'nodeport to windows to only win2',
+    ]);
+    expect(d.actions).to.have.length(5);
+    const [first] = d.actions;
+    expect(first?.kind === 'nft' && first.ruleset).to.include(
+      'ct status dnat ip daddr { 10.244.4.0/24 }',
+    );
+  });
+
+  it("one node's pods cut from the other OS: new connections dropped on that node only, one way", () => {
+    const d = derive(vxlan, 'pods-cut-from-other-os', 'win2');
+    expect(d.actions).to.have.length(1);
+    const [action] = d.actions;
+    expect(action).to.include({ kind: 'nft', node: 'win2' });
+    expect(action?.kind === 'nft' && action.ruleset).to.include(
+      'ip saddr 10.244.4.0/24 ip daddr { 10.244.0.0/24, 10.244.1.0/24, 10.244.2.0/24 } ct state new drop',
+    );
+    expect(d.must).to.deep.equal([
+      'pod-to-pod|large-response|pod-to-service to linux from win2',
+      'any cell via dns from win2',
+    ]);
+    // Linux nodes share the DNS pod's OS: their lookups are not cut.
+    expect(derive(vxlan, 'pods-cut-from-other-os', 'lin2').must).to.deep.equal([
+      'pod-to-pod|large-response|pod-to-service to windows from lin2',
     ]);
   });
 
@@ -229,5 +260,21 @@ describe('fault catalogue', () => {
       FaultError,
       /takes no --node/,
     );
+  });
+
+  it('the self-test runs node faults on the first and last node of each OS, or on every node', () => {
+    const nodes = (id: string, every = false) =>
+      selftestNodes(findFault(id), vxlan, every).map((n) => n ?? 'lab');
+    expect(nodes('pod-route-removed')).to.deep.equal(['win1', 'win2', 'lin1', 'cp1']);
+    expect(nodes('pod-route-removed', true)).to.deep.equal(['win1', 'win2', 'lin1', 'lin2', 'cp1']);
+    expect(nodes('masquerade-off')).to.deep.equal(['lin1', 'cp1']);
+    expect(nodes('exception-list-no-cluster-cidr')).to.deep.equal(['win1', 'win2']);
+    expect(nodes('dns-stopped')).to.deep.equal(['lab']);
+    const oneWindows = fixturePlan({ nodes: FIVE.filter((n) => n.name !== 'win2') });
+    expect(selftestNodes(findFault('link-mtu-too-small'), oneWindows, false)).to.deep.equal([
+      'win1',
+      'lin1',
+      'cp1',
+    ]);
   });
 });

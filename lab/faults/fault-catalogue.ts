@@ -4,13 +4,21 @@ import { NODE_NIC, vxlanDevice } from '../cluster/dataplane/names.ts';
 import { VXLAN_OVERHEAD, podMtu } from '../cluster/dataplane/pod-network.ts';
 import { FaultError } from './fault-error.ts';
 import type { FaultDefinition } from './fault-definition.ts';
-import { cutOffImpact, nodeNames, nodePortImpact, searchListImpact } from './impacts.ts';
+import {
+  cutOffImpact,
+  dnsImpact,
+  endpointsLostImpact,
+  nodeNames,
+  searchListImpact,
+  type PathBroken,
+} from './impacts.ts';
 import {
   clusterIpsRemoved,
   endpointsBlackholed,
   faultTable,
   ingressMtu,
   masqueradeOff,
+  newConnectionsDropped,
   nodePortsRemoved,
 } from './nft-rulesets.ts';
 
@@ -190,12 +198,78 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       const ruleset = endpointsBlackholed(cidrs, table);
       return plan.nodes.map((n) => ({ kind: 'nft', node: n.name, table, ruleset }));
     },
-    impact: (plan) => {
-      const windows = nodeNames(plan, 'windows');
-      const nodePort = nodePortImpact(plan, (_from, to) => windows.includes(to));
+    impact: (plan) => endpointsLostImpact(plan, nodeNames(plan, 'windows')),
+  },
+  {
+    id: 'node-endpoint-blackholed',
+    summary:
+      'Service traffic to the endpoint on one node is dropped (a stale load-balancer rule): Services and NodePorts backed by it time out on some requests, the pod itself answers directly',
+    scope: { kind: 'node', prefer: 'windows' },
+    requires: {},
+    actions: (plan, targets) => {
+      const table = faultTable('node-endpoint-blackholed');
+      const ruleset = endpointsBlackholed([only(targets).podCIDR], table);
+      return plan.nodes.map((n) => ({ kind: 'nft', node: n.name, table, ruleset }));
+    },
+    impact: (plan, targets) => endpointsLostImpact(plan, [only(targets).name]),
+  },
+  {
+    id: 'local-endpoint-missing',
+    summary:
+      "one node's kube-proxy never programs the Service endpoint on that node (a stale view): from its pods and via its NodePort that endpoint never answers, everything else works",
+    scope: { kind: 'node', prefer: 'windows' },
+    requires: { cluster: true },
+    actions: (_plan, targets) => {
+      const node = only(targets).name;
+      return [{ kind: 'stale-proxy', node, endpointsOn: node }];
+    },
+    impact: (_plan, targets) => {
+      const node = only(targets);
       return {
-        mustFail: [{ kinds: ['pod-to-service'], toAll: windows }, ...nodePort.mustFail],
-        mayFail: nodePort.mayFail,
+        mustFail: [
+          { kinds: ['pod-to-service'], from: [node.name], toOs: node.os },
+          { kinds: ['nodeport'], toAll: [node.name] },
+        ],
+        mayFail: [],
+        // With other endpoints left, they answer and this one never does; with none, kube-proxy rejects.
+        outcomes: ['missing-endpoint', 'refused'],
+      };
+    },
+  },
+  {
+    id: 'pods-cut-from-other-os',
+    summary:
+      "one node's pods cannot open connections to pods of the other OS (one direction: connections towards its pods still work)",
+    scope: { kind: 'node', prefer: 'windows' },
+    requires: { os: ['linux', 'windows'] },
+    actions: (plan, targets) => {
+      const node = only(targets);
+      const table = faultTable('pods-cut-from-other-os');
+      const far = plan.nodes.filter((n) => n.os !== node.os).map((n) => n.podCIDR);
+      return [
+        {
+          kind: 'nft',
+          node: node.name,
+          table,
+          ruleset: newConnectionsDropped(node.podCIDR, far, table),
+        },
+      ];
+    },
+    impact: (plan, targets) => {
+      const node = only(targets);
+      const os = new Map(plan.nodes.map((n) => [n.name, n.os]));
+      const otherOs = node.os === 'windows' ? 'linux' : 'windows';
+      const broken: PathBroken = (from, to) => from === node.name && os.get(to) !== node.os;
+      return {
+        mustFail: [
+          {
+            kinds: ['pod-to-pod', 'large-response', 'pod-to-service'],
+            from: [node.name],
+            toOs: otherOs,
+          },
+          ...dnsImpact(plan, broken),
+        ],
+        mayFail: [],
         outcomes: ['timeout'],
       };
     },

@@ -39,7 +39,9 @@ export type FaultAction =
   | { kind: 'fdb-flush'; node: string; device: string }
   | { kind: 'windows-cni'; node: string; edit: CniEdit }
   /** Kills the cluster DNS pod's server process. */
-  | { kind: 'dns-stop' };
+  | { kind: 'dns-stop' }
+  /** The node's kube-proxy stops programming the workload endpoints on `endpointsOn`. */
+  | { kind: 'stale-proxy'; node: string; endpointsOn: string };
 
 /** The cells that fail while the fault is applied. */
 export interface FaultImpact {

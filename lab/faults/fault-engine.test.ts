@@ -27,6 +27,7 @@ function fakeSession(dir: string, runner = new RecordingRunner(), upAt = 'up-1')
       .map((n) => [n.name, windowsCniConfig(plan, n) as unknown]),
   );
   const dns = { up: true };
+  const stale = new Map<string, string[]>();
   const session: FaultSession = {
     plan,
     shell: (node) => new NetnsNodeShell(node, `ns-${node}`, runner),
@@ -34,6 +35,11 @@ function fakeSession(dir: string, runner = new RecordingRunner(), upAt = 'up-1')
       windowsCniConfig: (node) => structuredClone(configs.get(node)),
       setWindowsCniConfig: (node, config) => {
         configs.set(node, config);
+        return Promise.resolve();
+      },
+      staleProxyView: (node) => [...(stale.get(node) ?? [])],
+      setStaleProxyView: (node, ignored) => {
+        stale.set(node, [...ignored]);
         return Promise.resolve();
       },
     },

@@ -37,6 +37,10 @@ async function snapshot(lab: TestLab): Promise<Record<string, unknown>> {
           routes: await run(['ip', 'route', 'show']),
           fdb: await run(['bridge', 'fdb', 'show', 'dev', vxlanDevice(cluster.plan)]),
           nft: await run(['nft', 'list', 'tables']),
+          // kube-proxy's rules, without counters or the dump's timestamp comments.
+          kubeProxy: (await run(['iptables-save', '-t', 'nat']))
+            .filter((l) => !l.startsWith('#'))
+            .map((l) => l.replace(/\[\d+:\d+\]/, '')),
           mtu: await run(['ip', '-o', 'link', 'show', 'eth0']).then(
             (l) => /mtu (\d+)/.exec(l.join(''))?.[1],
           ),
@@ -81,6 +85,18 @@ function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise
     'http',
     `http://${host}:${port}${path}`,
   ];
+  /** Every Windows endpoint answered a sweep of `base` (new connections until each did). */
+  const everyWindowsEndpoint = (o: ProbeReply) =>
+    ok(o) &&
+    ['w-win1', 'w-win2'].every((name) => (o.answers ?? []).some((a) => a.endpoint === name));
+  const sweep = (base: string) => [
+    'endpoints',
+    base,
+    '--expect',
+    'w-win1,w-win2',
+    '--max-requests',
+    '40',
+  ];
   return {
     'pod-route-removed': async () => ok(await from('lin1', http(w.pods.win1!, 8080, '/clientip'))),
     'vxlan-fdb-flushed': async () => ok(await from('win1', http(w.pods.lin1!, 8080, '/clientip'))),
@@ -107,6 +123,13 @@ function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise
       sawPod('win1')(await from('win1', http(w.services.linux.clusterIP, 80, '/clientip'))),
     'windows-endpoints-blackholed': async () =>
       ok(await from('lin1', http(w.services.windows.clusterIP, 80, '/hostname'))),
+    'node-endpoint-blackholed': async () =>
+      everyWindowsEndpoint(await from('lin1', sweep(`http://${w.services.windows.clusterIP}:80`))),
+    // win1's kube-proxy leaves out win1's own endpoint: from win1's pods it never answers.
+    'local-endpoint-missing': async () =>
+      everyWindowsEndpoint(await from('win1', sweep(`http://${w.services.windows.clusterIP}:80`))),
+    'pods-cut-from-other-os': async () =>
+      ok(await from('win1', http(w.pods.lin1!, 8080, '/clientip'))),
     'link-mtu-too-small': async () =>
       ok(await from('win1', http(w.pods.lin1!, 8080, '/big?bytes=65536'))),
   };
@@ -190,6 +213,37 @@ describe('fault injection on a netns lab (integration)', function () {
         expect(await get('win1', 'lin1', 500), 'small answer into win1').to.equal('ok');
         expect(await get('lin1', 'win1', 65536), 'large answer out of win1').to.equal('ok');
         expect(await get('win1', 'win1', 65536), 'same node').to.equal('ok');
+      }
+    } finally {
+      await healFaults(current.session);
+    }
+    expect(await snapshot(current)).to.deep.equal(baseline);
+  });
+
+  it('pods-cut-from-other-os on win2: its connections to Linux pods fail, the reverse and its Windows peers work', async () => {
+    const current = lab!;
+    const get = async (node: string, target: string) =>
+      (
+        await current.cluster.probe(
+          `w-${node}`,
+          current.namespace,
+          [
+            'http',
+            `http://${workloads.pods[target]!}:8080/clientip`,
+            '--timeout-ms',
+            String(PROBE_MS),
+          ],
+          { timeoutMs: PROBE_MS + 4000 },
+        )
+      ).result;
+    await breakFault(current.session, 'pods-cut-from-other-os', 'win2');
+    try {
+      for (let i = 0; i < 2; i++) {
+        expect(await get('win2', 'lin1'), 'win2 → lin1').to.equal('timeout');
+        expect(await get('win2', 'cp1'), 'win2 → cp1').to.equal('timeout');
+        expect(await get('lin1', 'win2'), 'lin1 → win2').to.equal('ok');
+        expect(await get('win2', 'win1'), 'win2 → win1').to.equal('ok');
+        expect(await get('win1', 'lin1'), 'win1 → lin1').to.equal('ok');
       }
     } finally {
       await healFaults(current.session);

@@ -13,7 +13,9 @@ export type UndoStep =
   /** Puts the node's Windows CNI config back. */
   | { kind: 'windows-cni'; node: string; config: unknown }
   /** Starts the cluster DNS pod's server again (when it is not running). */
-  | { kind: 'dns-start' };
+  | { kind: 'dns-start' }
+  /** Puts back the node's kube-proxy view: the nodes whose endpoints it left out before. */
+  | { kind: 'stale-proxy'; node: string; ignored: string[] };
 
 export interface AppliedFault {
   fault: string;

@@ -8,6 +8,9 @@ import type { FaultRecords } from './fault-records.ts';
 export interface FaultCluster {
   windowsCniConfig(node: string): unknown;
   setWindowsCniConfig(node: string, config: unknown): Promise<void>;
+  /** The nodes whose workload endpoints `node`'s kube-proxy leaves out of its rules. */
+  staleProxyView(node: string): string[];
+  setStaleProxyView(node: string, ignored: readonly string[]): Promise<void>;
 }
 
 /** The cluster DNS pod's server process. */

@@ -80,3 +80,22 @@ export function resolveTargets(
     }
   }
 }
+
+/**
+ * The `--node` choices the self-test runs a fault with: none for lab-wide faults; otherwise, for
+ * each OS the fault may act on, its first and last node (workers first), or every node.
+ */
+export function selftestNodes(
+  fault: FaultDefinition,
+  plan: LabPlan,
+  every: boolean,
+): (string | undefined)[] {
+  const { scope } = fault;
+  if (scope.kind === 'lab') return [undefined];
+  const oses: (NodeOs | undefined)[] = scope.os === undefined ? ['windows', 'linux'] : [scope.os];
+  return oses.flatMap((os) => {
+    const nodes = workersFirst(ofOs(plan, os)).map((n) => n.name);
+    const picked = every ? nodes : [nodes[0], nodes.at(-1)];
+    return [...new Set(picked.filter((n) => n !== undefined))];
+  });
+}

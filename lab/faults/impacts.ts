@@ -25,19 +25,17 @@ export function dnsNode(plan: LabPlan): string {
 /** Whether traffic from node `from` (or its pods) to a pod on node `to` is lost. */
 export type PathBroken = (from: string, to: string) => boolean;
 
-/** NodePort cells: all of a node's backends cut off → must fail; some → may fail. */
-export function nodePortImpact(plan: LabPlan, broken: PathBroken): FaultImpact {
-  const impact: FaultImpact = { mustFail: [], mayFail: [] };
-  for (const os of OSES) {
+/**
+ * NodePort cells: a NodePort cell sweeps until every backend answered, so one backend cut off
+ * from the node whose port is probed fails it.
+ */
+export function nodePortImpact(plan: LabPlan, broken: PathBroken): CellSelector[] {
+  return OSES.flatMap((os) => {
     const backends = nodeNames(plan, os);
-    for (const node of backends) {
-      const lost = backends.filter((backend) => broken(node, backend)).length;
-      const selector: CellSelector = { kinds: ['nodeport'], toOs: os, toAll: [node] };
-      if (lost === backends.length) impact.mustFail.push(selector);
-      else if (lost > 0) impact.mayFail.push(selector);
-    }
-  }
-  return impact;
+    return backends
+      .filter((node) => backends.some((backend) => broken(node, backend)))
+      .map((node): CellSelector => ({ kinds: ['nodeport'], toOs: os, toAll: [node] }));
+  });
 }
 
 /** Cells whose DNS lookups fail because the path from their node to the DNS pod is broken. */
@@ -62,7 +60,6 @@ export function cutOffImpact(
   const nodePath: PathBroken = nodeTrafficBothWays
     ? podPath
     : (from, to) => from !== to && to === cut;
-  const nodePort = nodePortImpact(plan, nodePath);
   const both = (kind: RowKind, key: 'toAll' | 'toAny'): CellSelector[] => [
     { kinds: [kind], from: [cut], [key]: others },
     { kinds: [kind], from: others, [key]: [cut] },
@@ -71,11 +68,27 @@ export function cutOffImpact(
     mustFail: [
       ...both('pod-to-pod', 'toAll'),
       ...both('large-response', 'toAll'),
-      ...both('pod-to-service', 'toAll'),
+      // A Service cell sweeps until every endpoint answered: one endpoint across the cut fails it.
+      ...both('pod-to-service', 'toAny'),
       ...dnsImpact(plan, podPath),
-      ...nodePort.mustFail,
+      ...nodePortImpact(plan, nodePath),
     ],
-    mayFail: [...both('pod-to-service', 'toAny'), ...nodePort.mayFail],
+    mayFail: [],
+  };
+}
+
+/**
+ * Service traffic to the endpoints on `nodes` is lost: every Service cell backed by one of them
+ * and every NodePort of their OS fails (sweeps ask until every endpoint answered).
+ */
+export function endpointsLostImpact(plan: LabPlan, nodes: readonly string[]): FaultImpact {
+  return {
+    mustFail: [
+      { kinds: ['pod-to-service'], toAny: nodes },
+      ...nodePortImpact(plan, (_from, to) => nodes.includes(to)),
+    ],
+    mayFail: [],
+    outcomes: ['timeout'],
   };
 }
 

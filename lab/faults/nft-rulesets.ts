@@ -66,6 +66,12 @@ export function endpointsBlackholed(podCidrs: readonly string[], name: string): 
   ]);
 }
 
+/** New connections from `from` (a pod CIDR) to `to` are dropped where they are forwarded; replies and the other direction flow. */
+export function newConnectionsDropped(from: string, to: readonly string[], name: string): string {
+  const rule = `ip saddr ${from} ip daddr { ${to.join(', ')} } ct state new drop comment "pods cut from the other OS"`;
+  return table(name, [chain('forward', 'forward', 'filter', [rule])]);
+}
+
 /**
  * A link MTU enforced on what arrives: veth hands GSO packets of any size through, where a real
  * NIC or switch would drop every frame above the MTU, so large packets are dropped at ingress.

@@ -13,7 +13,7 @@ import {
 import type { Os } from '../../lab/contracts/cells.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
 import { planInfo } from './lab-info.ts';
-import { probeArgs } from './probe-args.ts';
+import { probeArgs, probeProgramMs } from './probe-args.ts';
 import type {
   DeployedPod,
   LabDriver,
@@ -136,13 +136,13 @@ export class EmulatedDriver implements LabDriver {
   ): Promise<ProbeReply> {
     const namespace = this.#namespace ?? '';
     return this.cluster.probe(pod.name, namespace, probeArgs(request, timeoutMs), {
-      timeoutMs: timeoutMs + 5000,
+      timeoutMs: probeProgramMs(request, timeoutMs) + 5000,
     });
   }
 
   async probeFromOutside(request: ProbeRequest, timeoutMs: number): Promise<ProbeReply> {
     return this.cluster.probeOutside(probeArgs(request, timeoutMs), {
-      timeoutMs: timeoutMs + 5000,
+      timeoutMs: probeProgramMs(request, timeoutMs) + 5000,
     });
   }
 

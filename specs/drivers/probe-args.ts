@@ -11,5 +11,24 @@ export function probeArgs(request: ProbeRequest, timeoutMs: number): string[] {
       return ['dns', request.name, ...timeout];
     case 'tcp':
       return ['tcp', request.host, String(request.port), ...timeout];
+    case 'endpoints':
+      return [
+        'endpoints',
+        request.base,
+        '--expect',
+        request.expect.join(','),
+        '--max-requests',
+        String(request.maxRequests),
+        ...timeout,
+      ];
   }
+}
+
+/**
+ * How long probe.mjs itself may take for `request`. A sweep's timeoutMs bounds each request, but
+ * the sweep ends at its first failing one: at most one request waits out timeoutMs, and the
+ * answered ones (milliseconds each) fit in a second timeoutMs.
+ */
+export function probeProgramMs(request: ProbeRequest, timeoutMs: number): number {
+  return request.kind === 'endpoints' ? timeoutMs * 2 : timeoutMs;
 }

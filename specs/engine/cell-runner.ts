@@ -87,9 +87,11 @@ export class CellRunner {
     const target =
       'url' in spec.request
         ? spec.request.url
-        : 'name' in spec.request
-          ? spec.request.name
-          : `${spec.request.host}:${spec.request.port}`;
+        : 'base' in spec.request
+          ? spec.request.base
+          : 'name' in spec.request
+            ? spec.request.name
+            : `${spec.request.host}:${spec.request.port}`;
     return {
       ...base,
       verdict: verdictOf(expectation.expected, judged.outcome),

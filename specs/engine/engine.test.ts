@@ -59,6 +59,47 @@ describe('judge', () => {
     );
   });
 
+  it('a sweep passes only when every endpoint answered and saw the source pod', () => {
+    const check = {
+      kind: 'every-endpoint' as const,
+      expect: ['web-a', 'web-b'],
+      source: '10.244.3.5',
+    };
+    const a = { endpoint: 'web-a', client: '10.244.3.5' };
+    const b = { endpoint: 'web-b', client: '10.244.3.5' };
+    expect(judgeReply({ result: 'ok', answers: [a, a, b] }, check)).to.deep.equal({
+      outcome: Outcome.Ok,
+      detail: 'every endpoint answered in 3 requests (web-a, web-b), each saw 10.244.3.5',
+    });
+    expect(judgeReply({ result: 'ok', answers: [a, a, a] }, check)).to.deep.equal({
+      outcome: Outcome.MissingEndpoint,
+      detail: 'never answered: web-b; 3 requests answered by web-a',
+    });
+    expect(
+      judgeReply({ result: 'ok', answers: [a, { ...b, client: '192.168.200.13' }] }, check),
+    ).to.deep.equal({
+      outcome: Outcome.WrongSourceIp,
+      detail: 'web-b saw 192.168.200.13, expected 10.244.3.5',
+    });
+    // The first failed request fails the sweep, and the detail names who never answered.
+    const failed = {
+      result: 'timeout' as const,
+      error: 'request 2 of 40: no answer',
+      answers: [a],
+    };
+    expect(judgeReply(failed, check)).to.deep.equal({
+      outcome: Outcome.Timeout,
+      detail:
+        'timeout: request 2 of 40: no answer; never answered: web-b; 1 request answered by web-a',
+    });
+    // From outside, only who answered counts.
+    const outside = { kind: 'every-endpoint' as const, expect: ['web-a', 'web-b'] };
+    const masqueraded = [a, { endpoint: 'web-b', client: '10.244.1.0' }];
+    expect(judgeReply({ result: 'ok', answers: masqueraded }, outside).outcome).to.equal(
+      Outcome.Ok,
+    );
+  });
+
   it('turns outcomes into verdicts', () => {
     expect(verdictOf(Outcome.Ok, Outcome.Ok)).to.equal('pass');
     expect(verdictOf(Outcome.Ok, Outcome.Timeout)).to.equal('fail');

@@ -16,9 +16,10 @@ const FAILURES: Record<Exclude<ProbeReply['result'], 'ok'>, Outcome> = {
 export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome; detail: string } {
   if (reply.result !== 'ok') {
     const why = reply.error ?? (reply.status === undefined ? '' : `HTTP ${reply.status}`);
+    const answered = check.kind === 'every-endpoint' ? `; ${sweepText(reply, check.expect)}` : '';
     return {
       outcome: FAILURES[reply.result],
-      detail: `${reply.result}${why === '' ? '' : `: ${why}`}`,
+      detail: `${reply.result}${why === '' ? '' : `: ${why}`}${answered}`,
     };
   }
   switch (check.kind) {
@@ -60,7 +61,43 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
         outcome: Outcome.Ok,
         detail: `answered ${JSON.stringify((reply.body ?? '').slice(0, 60))}`,
       };
+    case 'every-endpoint':
+      return judgeEndpoints(reply, check);
   }
+}
+
+/** Which endpoints never answered a sweep, and which did in how many requests. */
+function sweepText(reply: ProbeReply, expect: readonly string[]): string {
+  const answers = reply.answers ?? [];
+  const names = [...new Set(answers.map((a) => a.endpoint))].sort();
+  const missing = expect.filter((name) => !names.includes(name));
+  const never = missing.length === 0 ? '' : `never answered: ${missing.join(', ')}; `;
+  return `${never}${answers.length} request${answers.length === 1 ? '' : 's'} answered by ${names.join(', ') || 'no endpoint'}`;
+}
+
+/** A sweep passes when every endpoint answered and each saw the expected client address. */
+function judgeEndpoints(
+  reply: ProbeReply,
+  check: Extract<Check, { kind: 'every-endpoint' }>,
+): { outcome: Outcome; detail: string } {
+  const answers = reply.answers ?? [];
+  const wrong = answers.filter((a) => check.source !== undefined && a.client !== check.source);
+  if (wrong.length > 0) {
+    const seen = [...new Set(wrong.map((a) => `${a.endpoint} saw ${a.client || '(nothing)'}`))];
+    return {
+      outcome: Outcome.WrongSourceIp,
+      detail: `${seen.join(', ')}, expected ${check.source}`,
+    };
+  }
+  const missing = check.expect.filter((name) => !answers.some((a) => a.endpoint === name));
+  if (missing.length > 0) {
+    return { outcome: Outcome.MissingEndpoint, detail: sweepText(reply, check.expect) };
+  }
+  const saw = check.source === undefined ? '' : `, each saw ${check.source}`;
+  return {
+    outcome: Outcome.Ok,
+    detail: `every endpoint answered in ${answers.length} requests (${check.expect.join(', ')})${saw}`,
+  };
 }
 
 /** Compares what happened with what the profile expects. */

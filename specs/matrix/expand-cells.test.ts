@@ -52,16 +52,48 @@ describe('matrix expansion', () => {
     expect(new Set(cells.map((c) => c.meta.cell)).size).to.equal(cells.length);
   });
 
-  it('hosts every cell on the default lab (40 cells, none skipped)', () => {
-    expect(cells).to.have.length(40);
+  it('hosts every cell on the default lab (115 cells, none skipped)', () => {
+    expect(cells).to.have.length(115);
     expect(cells.filter((c) => c.skip !== undefined)).to.deep.equal([]);
   });
 
-  it('titles carry the tags --grep selects on', () => {
+  it('makes every node a source and a target: each ordered pair cross-node, each node same-node', () => {
+    const names = HYBRID.map((n) => n.name);
+    const p2p = cells.filter((c) => c.meta.row.startsWith('pod-to-pod/'));
+    for (const via of ['ip', 'dns']) {
+      const of = p2p.filter((c) => c.meta.via === via);
+      const pairs = of.map((c) => `${c.meta.source.node}>${c.meta.target.node}`).sort();
+      const expected = names.flatMap((a) => names.map((b) => `${a}>${b}`));
+      expect(pairs, via).to.deep.equal(expected.sort());
+    }
+    const large = cells.filter((c) => c.meta.row.startsWith('large-response/'));
+    expect(large).to.have.length(names.length * (names.length - 1));
+    for (const row of ['outbound-nat/', 'dns/fqdn/', 'pod-to-service/']) {
+      const sources = new Set(
+        cells.filter((c) => c.meta.row.startsWith(row)).map((c) => c.meta.source.node),
+      );
+      expect([...sources].sort(), row).to.deep.equal([...names].sort());
+    }
+  });
+
+  it('titles carry the tags --grep selects on, node names included', () => {
     const titles = cells.map((c) => c.meta.title);
-    expect(titles).to.include('pod-to-pod windows-to-linux cross-node via dns');
+    expect(titles).to.include('pod-to-pod windows-to-linux win2-to-lin1 cross-node via ip');
+    expect(titles).to.include('pod-to-pod linux-to-linux lin2 same-node via dns');
+    expect(titles).to.include('pod-to-service linux-to-windows cp1-to-win1+win2 via cluster-ip');
     expect(titles).to.include('nodeport external-to-windows-node win2 via node-ip');
-    expect(titles.filter((t) => /dns/.test(t))).to.have.length.greaterThan(10);
+    expect(titles).to.include('dns search-list from windows win2 via dns');
+    // --grep win2: exactly the cells whose probe starts or ends on win2 (Services: a backend there).
+    const touching = cells.filter(
+      (c) => c.meta.source.node === 'win2' || c.meta.target.node.split(',').includes('win2'),
+    );
+    expect(cells.filter((c) => c.meta.title.includes('win2'))).to.deep.equal(touching);
+    // Today's greps still select their rows.
+    const count = (word: string) => titles.filter((t) => t.includes(word)).length;
+    expect(count('nodeport')).to.equal(5);
+    expect(count('outbound-nat')).to.equal(5);
+    expect(count('cross-node')).to.equal(60);
+    expect(titles.filter((t) => /dns/.test(t))).to.have.length(25 + 10 + 15);
   });
 
   it('skips with a reason what a lab with one Windows node cannot host', () => {
@@ -71,9 +103,9 @@ describe('matrix expansion', () => {
     );
     const skipped = small.filter((c) => c.skip !== undefined);
     expect(skipped.map((c) => c.meta.cell)).to.deep.equal([
-      'pod-to-pod/windows-to-windows/cross-node/ip',
-      'pod-to-pod/windows-to-windows/cross-node/dns',
-      'large-response/windows-to-windows/cross-node/ip',
+      'pod-to-pod/windows-to-windows/cross-node/none/none/ip',
+      'pod-to-pod/windows-to-windows/cross-node/none/none/dns',
+      'large-response/windows-to-windows/cross-node/none/none/ip',
     ]);
     expect(skipped[0]!.skip).to.equal('needs two windows nodes; the lab has 1 windows node');
   });
@@ -90,8 +122,9 @@ describe('matrix expansion', () => {
 
   it('asks pod-to-pod cells to see the source pod IP, outbound NAT the node IP', () => {
     const w = workloads(HYBRID);
-    const p2p = cells.find((c) => c.meta.cell === 'pod-to-pod/linux-to-windows/cross-node/dns')!
-      .probe!(w);
+    const p2p = cells.find(
+      (c) => c.meta.cell === 'pod-to-pod/linux-to-windows/cross-node/lin1/win1/dns',
+    )!.probe!(w);
     expect(p2p.from).to.equal('netexec-lin1-a');
     expect(p2p.request).to.deep.equal({
       kind: 'http',
@@ -105,7 +138,8 @@ describe('matrix expansion', () => {
     });
     const nat = cells.find((c) => c.meta.cell === 'outbound-nat/windows/win2/ip')!.probe!(w);
     expect(nat.check).to.deep.equal({ kind: 'source-ip', expect: '192.168.200.14' });
-    const search = cells.find((c) => c.meta.cell === 'dns/search-list/windows/dns')!.probe!(w);
+    const search = cells.find((c) => c.meta.cell === 'dns/search-list/windows/win2/dns')!.probe!(w);
+    expect(search.from).to.equal('netexec-win2-a');
     // Looked up with curl to the port the kubernetes Service answers (443): no wait on port 80.
     expect(search.request).to.deep.equal({ kind: 'dns', name: 'kubernetes.default', port: 443 });
     expect(search.check).to.deep.equal({ kind: 'answer', expect: '10.96.0.1' });
@@ -113,7 +147,9 @@ describe('matrix expansion', () => {
 
   it('asks large-response cells for a body of several packets from a pod on another node', () => {
     const w = workloads(HYBRID);
-    const big = cells.find((c) => c.meta.cell === 'large-response/windows-to-linux/cross-node/ip')!;
+    const big = cells.find(
+      (c) => c.meta.cell === 'large-response/windows-to-linux/cross-node/win1/lin1/ip',
+    )!;
     expect(big.meta.source.node).to.equal('win1');
     expect(big.meta.target.node).to.equal('lin1');
     const spec = big.probe!(w);
@@ -123,5 +159,27 @@ describe('matrix expansion', () => {
       url: `http://${target.ip}:8080/echo?msg=${'x'.repeat(8192)}`,
     });
     expect(spec.check).to.deep.equal({ kind: 'bytes', expect: 8192 });
+  });
+
+  it('asks Service and NodePort cells for every endpoint, Service cells with the source pod IP', () => {
+    const w = workloads(HYBRID);
+    const svc = cells.find((c) => c.meta.cell === 'pod-to-service/windows-to-linux/win2/dns')!;
+    const spec = svc.probe!(w);
+    const linuxEndpoints = ['netexec-cp1-b', 'netexec-lin1-b', 'netexec-lin2-b'];
+    expect(spec.from).to.equal('netexec-win2-a');
+    expect(spec.request).to.deep.include({ kind: 'endpoints', maxRequests: 60 });
+    expect(spec.request).to.have.property('base', 'http://web-linux.ns.svc.cluster.local:80');
+    expect(spec.check).to.deep.equal({
+      kind: 'every-endpoint',
+      expect: linuxEndpoints,
+      source: w.pods.find((p) => p.name === 'netexec-win2-a')!.ip,
+    });
+    const np = cells.find((c) => c.meta.cell === 'nodeport/external-to-windows-node/win2/node-ip')!;
+    const nodePort = np.probe!(w);
+    expect(nodePort.from).to.equal('outside');
+    expect(nodePort.check).to.deep.equal({
+      kind: 'every-endpoint',
+      expect: ['netexec-win1-b', 'netexec-win2-b'],
+    });
   });
 });

@@ -1,9 +1,15 @@
 /** Expands matrix rows into cells over a lab's real nodes; a cell the lab cannot host is skipped with its reason. */
-import { cellId, rowId, type CellKey, type Os } from '../../lab/contracts/cells.ts';
+import { cellId, rowId, type CellKey, type Os, type Placement } from '../../lab/contracts/cells.ts';
 import type { Endpoint } from '../../lab/contracts/results-file.ts';
 import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
 import type { DeployedPod, DeployedService, SuiteNode, Workloads } from '../model/lab-driver.ts';
-import { LARGE_RESPONSE_BYTES, NETEXEC_HTTP_PORT, serviceName } from '../model/workload-names.ts';
+import {
+  LARGE_RESPONSE_BYTES,
+  NETEXEC_HTTP_PORT,
+  SERVICE_SLOT,
+  serviceName,
+  slotOf,
+} from '../model/workload-names.ts';
 import type { MatrixRow } from './rows.ts';
 
 /** Nodes of an OS, workers first: pods on workers are the common case. */
@@ -62,6 +68,27 @@ function podRequest(
       };
 }
 
+/** Why a lab without `need` cannot host a cell. */
+function lacking(nodes: readonly SuiteNode[], os: Os, need = `a ${os} node`): string {
+  const has = nodesOf(nodes, os).length;
+  return `needs ${need}; the lab has ${has} ${os} node${has === 1 ? '' : 's'}`;
+}
+
+/** The node pairs of a pod-to-pod row: every node (same-node), or every ordered pair (cross-node). */
+function nodePairs(
+  row: { from: Os; to: Os },
+  placement: Placement,
+  nodes: readonly SuiteNode[],
+): [SuiteNode, SuiteNode][] {
+  const sources = nodesOf(nodes, row.from);
+  if (placement === 'same-node') return sources.map((n) => [n, n]);
+  return sources.flatMap((src) =>
+    nodesOf(nodes, row.to)
+      .filter((dst) => dst.name !== src.name)
+      .map((dst): [SuiteNode, SuiteNode] => [src, dst]),
+  );
+}
+
 function podToPod(
   row: Extract<MatrixRow, { kind: 'pod-to-pod' | 'large-response' }>,
   nodes: readonly SuiteNode[],
@@ -70,87 +97,131 @@ function podToPod(
     row.kind === 'pod-to-pod'
       ? row
       : { placements: ['cross-node' as const], vias: ['ip' as const] };
-  return placements.flatMap((placement) =>
-    vias.map((via): CellPlan => {
-      const src = nodesOf(nodes, row.from)[0];
-      const dst =
-        placement === 'same-node' ? src : nodesOf(nodes, row.to).find((n) => n.name !== src?.name);
-      const meta = {
-        ...ids({ kind: row.kind, from: row.from, to: row.to, placement, via }),
-        title: `${row.kind} ${row.from}-to-${row.to} ${placement} via ${via}`,
-        source: podEnd(row.from, src?.name ?? '-'),
-        target: podEnd(row.to, dst?.name ?? '-'),
-        placement,
-      };
-      if (src === undefined || dst === undefined) {
-        const lacking = src === undefined ? row.from : row.to;
+  return placements.flatMap((placement) => {
+    const pairs = nodePairs(row, placement, nodes);
+    if (pairs.length === 0) {
+      return vias.map((via): CellPlan => {
+        const lacks = nodesOf(nodes, row.from).length === 0 ? row.from : row.to;
         const need =
-          row.from === row.to && placement === 'cross-node'
-            ? `two ${row.to} nodes`
-            : `a ${lacking} node`;
-        const has = nodesOf(nodes, lacking).length;
+          row.from === row.to && placement === 'cross-node' ? `two ${row.to} nodes` : undefined;
         return {
-          meta,
-          skip: `needs ${need}; the lab has ${has} ${lacking} node${has === 1 ? '' : 's'}`,
+          meta: {
+            ...ids({ kind: row.kind, from: row.from, to: row.to, placement, via }),
+            title: `${row.kind} ${row.from}-to-${row.to} ${placement} via ${via}`,
+            source: podEnd(row.from, '-'),
+            target: podEnd(row.to, '-'),
+            placement,
+          },
+          skip: lacking(nodes, lacks, need),
         };
-      }
-      const from = `netexec-${src.name}-a`;
-      const to = `netexec-${dst.name}-${placement === 'same-node' ? 'b' : 'a'}`;
-      return {
-        meta: {
-          ...meta,
-          source: podEnd(row.from, src.name, from),
-          target: podEnd(row.to, dst.name, to),
-        },
-        probe: (w) => {
-          const target = pod(w, to);
-          const host = via === 'ip' ? target.ip : target.fqdn;
-          return { from, ...podRequest(row, host, pod(w, from).ip, target.ip) };
-        },
-      };
-    }),
-  );
+      });
+    }
+    return pairs.flatMap(([src, dst]) =>
+      vias.map((via): CellPlan => {
+        const from = `netexec-${src.name}-a`;
+        const to = `netexec-${dst.name}-${placement === 'same-node' ? 'b' : 'a'}`;
+        const where = placement === 'same-node' ? src.name : `${src.name}-to-${dst.name}`;
+        const key: CellKey = {
+          kind: row.kind,
+          from: row.from,
+          to: row.to,
+          placement,
+          node: src.name,
+          ...(placement === 'cross-node' ? { peer: dst.name } : {}),
+          via,
+        };
+        return {
+          meta: {
+            ...ids(key),
+            title: `${row.kind} ${row.from}-to-${row.to} ${where} ${placement} via ${via}`,
+            source: podEnd(row.from, src.name, from),
+            target: podEnd(row.to, dst.name, to),
+            placement,
+          },
+          probe: (w) => {
+            const target = pod(w, to);
+            const host = via === 'ip' ? target.ip : target.fqdn;
+            return { from, ...podRequest(row, host, pod(w, from).ip, target.ip) };
+          },
+        };
+      }),
+    );
+  });
+}
+
+/** Requests a Service sweep may make per endpoint before it calls one missing. */
+export const REQUESTS_PER_ENDPOINT = 20;
+
+/** The pods behind a Service (its endpoints), as `deploy` created them. */
+function endpointsOf(w: Workloads, os: Os): string[] {
+  return w.pods.filter((p) => p.os === os && slotOf(p.name) === SERVICE_SLOT).map((p) => p.name);
+}
+
+/** A sweep of `base` until every endpoint of the `os` Service answered (with `source`, seeing it). */
+function everyEndpoint(
+  w: Workloads,
+  os: Os,
+  from: string,
+  base: string,
+  source?: string,
+): ProbeSpec {
+  const expect = endpointsOf(w, os);
+  return {
+    from,
+    request: {
+      kind: 'endpoints',
+      base,
+      expect,
+      maxRequests: REQUESTS_PER_ENDPOINT * expect.length,
+    },
+    check: { kind: 'every-endpoint', expect, ...(source === undefined ? {} : { source }) },
+  };
 }
 
 function podToService(
   row: Extract<MatrixRow, { kind: 'pod-to-service' }>,
   nodes: readonly SuiteNode[],
 ): CellPlan[] {
-  const src = nodesOf(nodes, row.from)[0];
+  const sources = nodesOf(nodes, row.from);
   const backends = nodesOf(nodes, row.to);
-  return row.vias.map((via): CellPlan => {
-    const from = src === undefined ? undefined : `netexec-${src.name}-a`;
-    const meta = {
-      ...ids({ kind: row.kind, from: row.from, to: row.to, via }),
-      title: `pod-to-service ${row.from}-to-${row.to} via ${via}`,
-      source: podEnd(row.from, src?.name ?? '-', from),
-      target: {
-        os: row.to,
-        node: backends.map((n) => n.name).join(',') || '-',
-        name: serviceName(row.to),
-        label: `${row.to} service`,
+  const target = {
+    os: row.to,
+    node: backends.map((n) => n.name).join(',') || '-',
+    name: serviceName(row.to),
+    label: `${row.to} service`,
+  };
+  if (sources.length === 0 || backends.length === 0) {
+    const lacks = sources.length === 0 ? row.from : row.to;
+    return row.vias.map((via) => ({
+      meta: {
+        ...ids({ kind: row.kind, from: row.from, to: row.to, via }),
+        title: `pod-to-service ${row.from}-to-${row.to} via ${via}`,
+        source: podEnd(row.from, '-'),
+        target,
+        placement: '',
       },
-      placement: '',
-    };
-    if (from === undefined || backends.length === 0) {
+      skip: lacking(nodes, lacks),
+    }));
+  }
+  return sources.flatMap((src) =>
+    row.vias.map((via): CellPlan => {
+      const from = `netexec-${src.name}-a`;
       return {
-        meta,
-        skip: `needs ${from === undefined ? row.from : row.to} nodes; the lab has none`,
+        meta: {
+          ...ids({ kind: row.kind, from: row.from, to: row.to, node: src.name, via }),
+          title: `pod-to-service ${row.from}-to-${row.to} ${src.name}-to-${backends.map((n) => n.name).join('+')} via ${via}`,
+          source: podEnd(row.from, src.name, from),
+          target,
+          placement: '',
+        },
+        probe: (w) => {
+          const svc = service(w, row.to);
+          const host = via === 'cluster-ip' ? svc.clusterIP : svc.fqdn;
+          return everyEndpoint(w, row.to, from, `http://${host}:${svc.port}`, pod(w, from).ip);
+        },
       };
-    }
-    return {
-      meta,
-      probe: (w) => {
-        const svc = service(w, row.to);
-        const host = via === 'cluster-ip' ? svc.clusterIP : svc.fqdn;
-        return {
-          from,
-          request: { kind: 'http', url: `http://${host}:${svc.port}/clientip` },
-          check: { kind: 'source-ip', expect: pod(w, from).ip },
-        };
-      },
-    };
-  });
+    }),
+  );
 }
 
 function nodePort(
@@ -182,11 +253,9 @@ function nodePort(
       target: { os: row.to, node: node.name, label: `${row.to} node` },
       placement: '',
     },
-    probe: (w) => ({
-      from: 'outside',
-      request: { kind: 'http', url: `http://${node.ip}:${service(w, row.to).nodePort}/hostname` },
-      check: { kind: 'responds' },
-    }),
+    // From outside, the backend sees the address the node masqueraded to: only who answered counts.
+    probe: (w) =>
+      everyEndpoint(w, row.to, 'outside', `http://${node.ip}:${service(w, row.to).nodePort}`),
   }));
 }
 
@@ -231,19 +300,28 @@ function outboundNat(
 }
 
 function dns(row: Extract<MatrixRow, { kind: 'dns' }>, nodes: readonly SuiteNode[]): CellPlan[] {
-  const src = nodesOf(nodes, row.from)[0];
-  const from = src === undefined ? undefined : `netexec-${src.name}-a`;
-  const meta = {
-    ...ids({ kind: 'dns', from: row.from, lookup: row.lookup, via: 'dns' }),
-    title: `dns ${row.lookup} from ${row.from} via dns`,
-    source: podEnd(row.from, src?.name ?? '-', from),
-    target: { os: 'linux' as const, node: '-', label: 'cluster DNS' },
-    placement: '',
-  };
-  if (from === undefined) return [{ meta, skip: `the lab has no ${row.from} nodes` }];
-  return [
-    {
-      meta,
+  const sources = nodesOf(nodes, row.from);
+  const target = { os: 'linux' as const, node: '-', label: 'cluster DNS' };
+  if (sources.length === 0) {
+    const meta = {
+      ...ids({ kind: 'dns', from: row.from, lookup: row.lookup, via: 'dns' }),
+      title: `dns ${row.lookup} from ${row.from} via dns`,
+      source: podEnd(row.from, '-'),
+      target,
+      placement: '',
+    };
+    return [{ meta, skip: `the lab has no ${row.from} nodes` }];
+  }
+  return sources.map((src): CellPlan => {
+    const from = `netexec-${src.name}-a`;
+    return {
+      meta: {
+        ...ids({ kind: 'dns', from: row.from, lookup: row.lookup, node: src.name, via: 'dns' }),
+        title: `dns ${row.lookup} from ${row.from} ${src.name} via dns`,
+        source: podEnd(row.from, src.name, from),
+        target,
+        placement: '',
+      },
       probe: (w) => {
         const svc = service(w, 'linux');
         const [name, expect, port] =
@@ -254,8 +332,8 @@ function dns(row: Extract<MatrixRow, { kind: 'dns' }>, nodes: readonly SuiteNode
               : ['kubernetes.default', w.apiServiceIP, KUBERNETES_SERVICE_PORT];
         return { from, request: { kind: 'dns', name, port }, check: { kind: 'answer', expect } };
       },
-    },
-  ];
+    };
+  });
 }
 
 /** Every cell of the matrix for this lab, in a stable order. */

@@ -11,7 +11,12 @@ export type Check =
   /** The whole body must arrive: this many bytes. */
   | { kind: 'bytes'; expect: number }
   /** Any 2xx answer will do. */
-  | { kind: 'responds' };
+  | { kind: 'responds' }
+  /**
+   * Every endpoint (pod hostname) in `expect` answered an `endpoints` sweep, every request of it
+   * succeeded, and with `source` every endpoint saw that client address.
+   */
+  | { kind: 'every-endpoint'; expect: string[]; source?: string };
 
 export interface ProbeSpec {
   /** A pod name, or `outside` for the world outside the cluster. */

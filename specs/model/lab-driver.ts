@@ -47,7 +47,14 @@ export type ProbeRequest =
   | { kind: 'http'; url: string }
   /** `port`: where the looked-up Service answers (drivers that look up with an HTTP client connect there); default 80. */
   | { kind: 'dns'; name: string; port?: number }
-  | { kind: 'tcp'; host: string; port: number };
+  | { kind: 'tcp'; host: string; port: number }
+  /**
+   * Opens up to `maxRequests` new TCP connections to `base` (`http://HOST:PORT`, no path); on each one
+   * GET /hostname then GET /clientip over the same (keep-alive) connection, so both answers come from
+   * the same backend. Stops once every name in `expect` has answered, at the first request that fails,
+   * or after maxRequests requests.
+   */
+  | { kind: 'endpoints'; base: string; expect: string[]; maxRequests: number };
 
 /** Facts for results and JUnit properties (no run id/profile yet). */
 export type LabInfo = Omit<RunInfo, 'runId' | 'profile' | 'startedAt'>;

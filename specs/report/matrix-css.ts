@@ -32,6 +32,8 @@ h2{margin:0 0 8px;font-size:17px}
 .legend{display:flex;flex-wrap:wrap;gap:14px;padding:10px 24px;font-size:13px;color:#57606a}
 .legend .sw{display:inline-block;width:16px;height:16px;border-radius:3px;vertical-align:-3px;margin-right:5px}
 main{display:flex;flex-wrap:wrap;gap:18px;padding:4px 24px 16px;align-items:flex-start}
+h2.view{flex-basis:100%;margin:12px 0 0;font-size:18px}
+h2.view small{font-weight:normal;color:#555;font-size:13px;margin-left:8px}
 .card{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:12px 14px}
 table.grid{border-collapse:separate;border-spacing:4px}
 table.grid th{font-weight:600;font-size:13px;padding:4px 8px;white-space:nowrap}

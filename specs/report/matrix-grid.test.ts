@@ -1,12 +1,44 @@
 import { expect } from 'chai';
 import { sampleCells } from '../testing/sample-report.ts';
 import { smallCells } from '../testing/small-report.ts';
-import { buildGrids, gridKey, gridStatus, verdictCounts } from './matrix-grid.ts';
+import { BY_NODE, buildGrids, gridKey, gridStatus, verdictCounts } from './matrix-grid.ts';
+import { expandCells } from '../matrix/expand-cells.ts';
+import { MATRIX } from '../matrix/rows.ts';
+import { Outcome, type CellResult } from '../../lab/contracts/results-file.ts';
+import type { SuiteNode } from '../model/lab-driver.ts';
+
+const NODES: SuiteNode[] = [
+  { name: 'cp1', os: 'linux', role: 'control-plane', ip: '192.168.200.10' },
+  { name: 'lin1', os: 'linux', role: 'worker', ip: '192.168.200.11' },
+  { name: 'win1', os: 'windows', role: 'worker', ip: '192.168.200.13' },
+  { name: 'win2', os: 'windows', role: 'worker', ip: '192.168.200.14' },
+];
+
+/** The suite's cells on NODES, failed where `broken` says so. */
+function results(broken: (cell: CellResult) => boolean): CellResult[] {
+  return expandCells(MATRIX, NODES).map((plan) => {
+    const cell: CellResult = {
+      ...plan.meta,
+      expected: Outcome.Ok,
+      verdict: 'pass',
+      actual: Outcome.Ok,
+      detail: '',
+      durationMs: 1,
+      attempts: 1,
+    };
+    return broken(cell) ? { ...cell, verdict: 'fail', actual: Outcome.Timeout } : cell;
+  });
+}
 
 describe('report: matrix grid', function () {
   it('makes one grid per via in order of appearance, labels in engine order', function () {
     const grids = buildGrids(sampleCells());
-    expect(grids.map((g) => g.via)).to.deep.equal(['ip', 'dns', 'cluster-ip', 'node-ip']);
+    expect(grids.map((g) => g.title)).to.deep.equal([
+      'via ip',
+      'via dns',
+      'via cluster-ip',
+      'via node-ip',
+    ]);
     expect(grids[0]?.sources).to.deep.equal(['windows pod', 'linux pod']);
     expect(grids[0]?.targets).to.deep.equal(['windows pod', 'linux pod', 'external']);
   });
@@ -37,5 +69,34 @@ describe('report: matrix grid', function () {
     );
     expect(all.map((c) => c.row)).not.to.include('infrastructure');
     expect(all).to.have.length(5);
+  });
+
+  it('the node view shows a node whose pods cannot reach Linux pods as one red row', function () {
+    const cells = results(
+      (c) => c.source.node === 'win2' && c.target.os === 'linux' && c.row.startsWith('pod-to-pod'),
+    );
+    const grids = buildGrids(cells, BY_NODE);
+    expect(grids.map((g) => g.title)).to.deep.equal([
+      'pod-to-pod by node',
+      'large-response by node',
+      'pod-to-service by node',
+      'nodeport by node',
+      'outbound-nat by node',
+      'dns by node',
+    ]);
+    const p2p = grids[0]!;
+    expect(p2p.sources).to.have.members(['cp1', 'lin1', 'win1', 'win2']);
+    expect(p2p.targets).to.have.members(['cp1', 'lin1', 'win1', 'win2']);
+    const red = [...p2p.positions.values()].filter((p) => p.status === 'fail');
+    expect(red.map((p) => `${p.source}>${p.target}`).sort()).to.deep.equal([
+      'win2>cp1',
+      'win2>lin1',
+    ]);
+    // Services, NodePorts, the echo and DNS are columns of their own.
+    expect(grids[2]!.targets).to.deep.equal(['windows service', 'linux service']);
+    expect(grids[3]!.sources).to.deep.equal(['outside']);
+    expect(grids[3]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
+    expect(grids[4]!.targets).to.deep.equal(['external']);
+    expect(grids[5]!.targets).to.deep.equal(['cluster DNS']);
   });
 });

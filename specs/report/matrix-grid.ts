@@ -1,4 +1,8 @@
-/** Aggregates cells into one source × target grid per `via`, shared by the summary and the HTML. */
+/**
+ * Aggregates cells into source × target grids, shared by the summary and the HTML: the overview
+ * (one grid per `via`, OS × OS) and the node view (one grid per path, node × node), where one
+ * broken node shows as a red row or column.
+ */
 import type { CellResult, Verdict } from '../../lab/contracts/results-file.ts';
 
 /** Colour class of a grid position, worst verdict first. */
@@ -14,7 +18,8 @@ export interface GridCell {
 }
 
 export interface Grid {
-  via: string;
+  /** Heading, e.g. `via ip` or `pod-to-pod by node`. */
+  title: string;
   sources: string[];
   targets: string[];
   /** Keyed by `gridKey(source, target)`; absent when no cell falls there. */
@@ -49,17 +54,47 @@ export function gridStatus(counts: Partial<Record<Verdict, number>>): GridStatus
   return 'skipped';
 }
 
-/** One grid per via, in order of first appearance; labels keep the engine's order. */
-export function buildGrids(cells: readonly CellResult[]): Grid[] {
+/** Where a cell goes: which grid, which row, which column. */
+export interface GridAxes {
+  title(cell: CellResult): string;
+  source(cell: CellResult): string;
+  target(cell: CellResult): string;
+}
+
+/** The overview: one grid per via, rows and columns are the endpoints' OS labels. */
+export const BY_OS: GridAxes = {
+  title: (cell) => `via ${cell.via}`,
+  source: (cell) => cell.source.label,
+  target: (cell) => cell.target.label,
+};
+
+/**
+ * The node view: one grid per path (row kind), rows are source nodes, columns target nodes; a
+ * Service, the outside echo and the cluster DNS are columns of their own.
+ */
+export const BY_NODE: GridAxes = {
+  title: (cell) => `${cell.row.split('/')[0] ?? cell.row} by node`,
+  source: (cell) => cell.source.node,
+  target: (cell) =>
+    cell.target.name !== undefined && cell.target.label.endsWith('service')
+      ? cell.target.label
+      : cell.target.node === '-' || cell.target.node === 'outside'
+        ? cell.target.label
+        : cell.target.node,
+};
+
+/** Grids in order of first appearance; labels keep the engine's order. */
+export function buildGrids(cells: readonly CellResult[], axes: GridAxes = BY_OS): Grid[] {
   const grids = new Map<string, Grid>();
   for (const cell of cells.filter(isMatrixCell)) {
-    let grid = grids.get(cell.via);
+    const title = axes.title(cell);
+    let grid = grids.get(title);
     if (!grid) {
-      grid = { via: cell.via, sources: [], targets: [], positions: new Map() };
-      grids.set(cell.via, grid);
+      grid = { title, sources: [], targets: [], positions: new Map() };
+      grids.set(title, grid);
     }
-    const source = cell.source.label;
-    const target = cell.target.label;
+    const source = axes.source(cell);
+    const target = axes.target(cell);
     if (!grid.sources.includes(source)) grid.sources.push(source);
     if (!grid.targets.includes(target)) grid.targets.push(target);
     const key = gridKey(source, target);

@@ -49,7 +49,12 @@ describe('report: matrix.html', function () {
   it('draws one grid per via, coloured by the worst verdict at each position', function () {
     const html = renderMatrixHtml(sampleReport(true));
     expect(html.match(/<section class="card"><h2>via /g)).to.have.length(4);
-    const cells = positions(html);
+    const [overview, nodeView = ''] = html.split('<h2 class="view">Node by node');
+    const cells = positions(overview!);
+    // The node view follows, one grid per path.
+    expect(nodeView.match(/<section class="card"><h2>[a-z-]+ by node</g)?.length).to.be.greaterThan(
+      2,
+    );
     const count = (status: string): number =>
       cells.filter((c) => c.startsWith(`<td class="pos st-${status}"`)).length;
     expect(count('fail')).to.equal(4);

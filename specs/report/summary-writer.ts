@@ -2,7 +2,14 @@
 import type { CellResult, Verdict } from '../../lab/contracts/results-file.ts';
 import { escapeMarkdown as md, linkifyMarkdown, truncate } from '../../lab/text/escape.ts';
 import { EMULATED_BANNER, outcomeLine, unexpectedPassMessage } from './cell-text.ts';
-import { buildGrids, gridKey, verdictCounts, type GridCell } from './matrix-grid.ts';
+import {
+  BY_NODE,
+  buildGrids,
+  gridKey,
+  verdictCounts,
+  type Grid,
+  type GridCell,
+} from './matrix-grid.ts';
 import { runStatus, type Report } from '../model/report.ts';
 import type { Totals } from '../../lab/contracts/results-file.ts';
 
@@ -36,17 +43,16 @@ export function renderSummary(report: Report): string {
     out.push('> ⚠️ **No matrix cell ran** — check the lab and the `--grep` filter.', '');
   out.push(countsLine(totals), '');
   out.push(...runInfo(report), '');
-  for (const grid of buildGrids(report.cells)) {
-    out.push(`### via ${md(grid.via)}`, '');
-    out.push(`| source ↓ / target → | ${grid.targets.map(md).join(' | ')} |`);
-    out.push(`|---|${grid.targets.map(() => ':---:').join('|')}|`);
-    for (const source of grid.sources) {
-      const row = grid.targets.map((target) =>
-        gridSymbol(grid.positions.get(gridKey(source, target))),
-      );
-      out.push(`| **${md(source)}** | ${row.join(' | ')} |`);
-    }
-    out.push('');
+  for (const grid of buildGrids(report.cells)) out.push(...gridTable(grid));
+  const byNode = buildGrids(report.cells, BY_NODE);
+  if (byNode.length > 0) {
+    out.push(
+      '## Node by node',
+      '',
+      'Rows: source node · columns: target node. A broken node is a red row or column.',
+      '',
+    );
+    for (const grid of byNode) out.push(...gridTable(grid));
   }
   out.push(
     `Legend: ✅ pass · ❌ fail · ❗ unexpected pass (update the profile) · ⚠️ expected failure · ➖ skipped; counts when a position mixes results.`,
@@ -93,6 +99,21 @@ function runInfo(report: Report): string[] {
   if (run.finishedAt) rows.push(['finished', run.finishedAt]);
   for (const [node, build] of Object.entries(run.osBuilds)) rows.push([`os ${node}`, build]);
   return ['| run | |', '|---|---|', ...rows.map(([k, v]) => `| ${md(k)} | ${md(v)} |`)];
+}
+
+/** One grid as a Markdown table under its heading. */
+function gridTable(grid: Grid): string[] {
+  const out = [`### ${md(grid.title)}`, ''];
+  out.push(`| source ↓ / target → | ${grid.targets.map(md).join(' | ')} |`);
+  out.push(`|---|${grid.targets.map(() => ':---:').join('|')}|`);
+  for (const source of grid.sources) {
+    const row = grid.targets.map((target) =>
+      gridSymbol(grid.positions.get(gridKey(source, target))),
+    );
+    out.push(`| **${md(source)}** | ${row.join(' | ')} |`);
+  }
+  out.push('');
+  return out;
 }
 
 function gridSymbol(position: GridCell | undefined): string {

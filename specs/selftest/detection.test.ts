@@ -30,13 +30,13 @@ describe('detection', () => {
 
   it('judges every cell against must-fail, may-fail and pass', () => {
     const { cells, counts } = detect(impact, [
-      cell('pod-to-pod/linux-to-windows/cross-node/dns', 'fail', 'timeout'),
-      cell('pod-to-pod/linux-to-windows/cross-node/ip', 'fail', 'refused'),
-      cell('pod-to-pod/linux-to-linux/same-node/ip', 'pass', 'ok'),
-      cell('pod-to-service/linux-to-windows/cluster-ip', 'fail', 'timeout'),
-      cell('pod-to-service/linux-to-windows/dns', 'pass', 'ok'),
-      cell('dns/fqdn/linux/dns', 'fail', 'wrong-source-ip'),
-      cell('dns/short-name/linux/dns', 'pass', 'ok'),
+      cell('pod-to-pod/linux-to-windows/cross-node/lin1/win1/dns', 'fail', 'timeout'),
+      cell('pod-to-pod/linux-to-windows/cross-node/lin1/win1/ip', 'fail', 'refused'),
+      cell('pod-to-pod/linux-to-linux/same-node/lin1/ip', 'pass', 'ok'),
+      cell('pod-to-service/linux-to-windows/lin1/cluster-ip', 'fail', 'timeout'),
+      cell('pod-to-service/linux-to-windows/lin1/dns', 'pass', 'ok'),
+      cell('dns/fqdn/linux/lin1/dns', 'fail', 'wrong-source-ip'),
+      cell('dns/short-name/linux/lin1/dns', 'pass', 'ok'),
       cell('outbound-nat/linux/lin1/ip', 'skipped'),
     ]);
     expect(cells.map((c) => c.status)).to.deep.equal([
@@ -63,7 +63,7 @@ describe('detection', () => {
   it('must-fail wins over may-fail; any failure counts without named outcomes', () => {
     const { cells } = detect(
       { mustFail: [{ kinds: ['pod-to-pod'] }], mayFail: [{ kinds: ['pod-to-pod'] }] },
-      [cell('pod-to-pod/linux-to-linux/same-node/ip', 'infra-error')],
+      [cell('pod-to-pod/linux-to-linux/same-node/lin1/ip', 'infra-error')],
     );
     expect(cells[0]).to.include({ expectation: 'must-fail', status: 'detected' });
   });

@@ -37,6 +37,7 @@ async function main(): Promise<number> {
     session,
     runsDir,
     ...(faults === undefined ? {} : { faults }),
+    allNodes: values['all-nodes'] === true,
     say,
     // One probe attempt: the connect timeout plus what a probe needs to start and answer.
     attemptLimitMs: Number(process.env.PROBE_TIMEOUT_MS ?? DEFAULT_PROBE_TIMEOUT_MS) + 2000,

@@ -40,6 +40,8 @@ function session(dir: string, runner: RecordingRunner): FaultSession {
     cluster: {
       windowsCniConfig: (node) => structuredClone(configs.get(node)),
       setWindowsCniConfig: (node, config) => Promise.resolve(void configs.set(node, config)),
+      staleProxyView: () => [],
+      setStaleProxyView: () => Promise.resolve(),
     },
     dns: {
       running: () => Promise.resolve(dns),
@@ -57,8 +59,11 @@ function fakeSuite(options: { miss?: string; dirty?: boolean; failingMs?: number
   return (dir: string): Promise<SuiteRun> => {
     const label = basename(dir).replace(/^\d+-/, '');
     const faulted = label !== 'baseline' && !label.endsWith('-healed');
-    const fault = faulted ? findFault(label) : undefined;
-    const impact = fault?.impact(plan, resolveTargets(fault, plan));
+    // `<fault>` or `<fault>-<node>`: the runner names each run after the fault and its node.
+    const node = plan.nodes.find((n) => label.endsWith(`-${n.name}`))?.name;
+    const id = node === undefined ? label : label.slice(0, -node.length - 1);
+    const fault = faulted ? findFault(id) : undefined;
+    const impact = fault?.impact(plan, resolveTargets(fault, plan, node));
     const failOutcome = (impact?.outcomes ?? ['timeout'])[0] ?? 'timeout';
     const results = cells.map((c): CellResult => {
       const fails =
@@ -111,12 +116,17 @@ describe('self-test runner', () => {
       notExercised: 0,
       healedGreen: report.faults.length,
     });
-    expect(runner.lines().filter((l) => l.includes('route replace'))).to.have.length(3);
+    // Node faults run on the first and last node of each OS: win1, win2, lin1, cp1.
+    const routeRuns = report.faults.filter((f) => f.fault === 'pod-route-removed');
+    expect(routeRuns.map((f) => f.nodes.join())).to.deep.equal(['win1', 'win2', 'lin1', 'cp1']);
+    // Each run deleted the route to its node on the 3 others and put it back.
+    expect(runner.lines().filter((l) => l.includes('route replace'))).to.have.length(4 * 3);
     const md = renderSelftestMarkdown(report);
     expect(md)
       .to.contain('EMULATED')
       .and.contain('**PASS**')
-      .and.contain('| F1 | pod-route-removed | win1 | exact |');
+      .and.contain('| F1 | pod-route-removed | win1 | exact |')
+      .and.contain('| F2 | pod-route-removed | win2 | exact |');
   });
 
   it('a cell the suite did not see is a missed detection and fails the self-test', async () => {
@@ -127,7 +137,14 @@ describe('self-test runner', () => {
       runsDir: dir,
       faults: ['nodeport-rules-removed', 'masquerade-off'],
     });
-    expect(report.faults.map((f) => f.status)).to.deep.equal(['problems', 'exact']);
+    expect(report.faults.map((f) => `${f.fault} ${f.nodes.join()} ${f.status}`)).to.deep.equal([
+      'nodeport-rules-removed win1 problems',
+      'nodeport-rules-removed win2 exact',
+      'nodeport-rules-removed lin1 exact',
+      'nodeport-rules-removed cp1 exact',
+      'masquerade-off lin1 exact',
+      'masquerade-off cp1 exact',
+    ]);
     expect(report.totals.missedCells).to.equal(1);
     expect(report.ok).to.be.false;
     expect(renderSelftestMarkdown(report)).to.contain(`**missed** \`${miss}\``);
@@ -167,7 +184,10 @@ describe('self-test runner', () => {
       runsDir: dir,
       faults: ['nodeport-rules-removed', 'masquerade-off'],
     });
-    expect(report.faults.map((f) => f.status)).to.deep.equal(['error', 'not-run']);
+    expect(report.faults.map((f) => f.status)).to.deep.equal([
+      'error',
+      ...Array<string>(5).fill('not-run'),
+    ]);
     expect(report.faults[0]?.reason).to.match(/heal failed: [\s\S]*injected/);
     expect(report.ok).to.be.false;
   });

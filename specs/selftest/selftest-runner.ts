@@ -8,7 +8,7 @@ import type { FaultDefinition } from '../../lab/faults/fault-definition.ts';
 import { breakFault, healFaults, planFault } from '../../lab/faults/fault-engine.ts';
 import { FaultError } from '../../lab/faults/fault-error.ts';
 import type { FaultSession } from '../../lab/faults/fault-session.ts';
-import { notApplicable } from '../../lab/faults/fault-targets.ts';
+import { notApplicable, selftestNodes } from '../../lab/faults/fault-targets.ts';
 import { detect, failingCells } from './detection.ts';
 import {
   selftestTotals,
@@ -26,6 +26,8 @@ export interface SelftestOptions {
   runsDir: string;
   /** Only these faults (default: the whole catalogue). */
   faults?: readonly string[];
+  /** Each fault on every node it may act on (default: the first and last node of each OS). */
+  allNodes?: boolean;
   /** Progress lines. */
   say?: (line: string) => void;
   /** A failing probe attempt slower than this means a fault made the suite hang (default 5 s). */
@@ -64,6 +66,7 @@ class FatalHealError extends Error {
 async function runFault(
   options: SelftestOptions,
   fault: FaultDefinition,
+  node: string | undefined,
   index: number,
 ): Promise<FaultRun> {
   const { session, say = () => undefined } = options;
@@ -72,7 +75,7 @@ async function runFault(
   const elapsed = () => Math.round(performance.now() - started);
   const why = notApplicable(fault, session.plan, { cluster: session.cluster !== undefined });
   if (why !== undefined) return { ...base, status: 'not-applicable', reason: why, durationMs: 0 };
-  const planned = planFault(session, fault.id);
+  const planned = planFault(session, fault.id, node);
   const run: FaultRun = {
     ...base,
     nodes: planned.nodes,
@@ -80,11 +83,11 @@ async function runFault(
     status: 'error',
     durationMs: 0,
   };
-  const label = `${String(index).padStart(2, '0')}-${fault.id}`;
+  const label = `${String(index).padStart(2, '0')}-${fault.id}${node === undefined ? '' : `-${node}`}`;
   let failure: unknown;
   say(`break ${fault.id}${planned.nodes.length > 0 ? ` on ${planned.nodes.join(',')}` : ''}`);
   try {
-    await breakFault(session, fault.id);
+    await breakFault(session, fault.id, node);
     const broken = await suiteRun(options, join(options.runsDir, label));
     run.broken = summary(broken);
     if (broken.broken === undefined) run.detection = detect(planned.impact, broken.cells);
@@ -143,8 +146,20 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
   };
   const runs: FaultRun[] = [];
   let stopped: string | undefined;
-  for (const [i, fault] of faults.entries()) {
-    const base = { fault: fault.id, summary: fault.summary, nodes: [], durationMs: 0 };
+  const plan = session.plan;
+  const cluster = { cluster: session.cluster !== undefined };
+  const planned = faults.flatMap((fault) =>
+    notApplicable(fault, plan, cluster) === undefined
+      ? selftestNodes(fault, plan, options.allNodes === true).map((node) => ({ fault, node }))
+      : [{ fault, node: undefined }],
+  );
+  for (const [i, { fault, node }] of planned.entries()) {
+    const base = {
+      fault: fault.id,
+      summary: fault.summary,
+      nodes: node === undefined ? [] : [node],
+      durationMs: 0,
+    };
     if (!baseline.green) {
       runs.push({ ...base, status: 'not-run', reason: 'the lab was not green before any fault' });
       continue;
@@ -154,8 +169,9 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
       continue;
     }
     try {
-      const run = await runFault(options, fault, i + 1);
-      say(`${fault.id}: ${run.status}${run.reason === undefined ? '' : ` (${run.reason})`}`);
+      const run = await runFault(options, fault, node, i + 1);
+      const on = node === undefined ? '' : ` on ${node}`;
+      say(`${fault.id}${on}: ${run.status}${run.reason === undefined ? '' : ` (${run.reason})`}`);
       runs.push(run);
     } catch (error) {
       if (!(error instanceof FatalHealError)) throw error;

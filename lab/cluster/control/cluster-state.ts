@@ -87,6 +87,11 @@ export interface ClusterState {
   externalEcho: ExternalEcho;
   /** Hash of what was last applied per node (iptables) and to the zone, to skip no-op syncs. */
   applied: { rules: Record<string, string>; zone: string };
+  /**
+   * Per node, the nodes whose workload endpoints that node's kube-proxy leaves out of its Service
+   * rules (a stale view: fault injection). Absent or empty: it programs every endpoint.
+   */
+  staleProxy?: Record<string, string[]>;
 }
 
 const LOCK_TIMEOUT_MS = 30_000;

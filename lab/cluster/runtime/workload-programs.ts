@@ -6,7 +6,13 @@ import type { RunResult } from '../../exec/command-runner.ts';
 export type WorkloadScript = 'netexec.mjs' | 'dns-server.mjs' | 'probe.mjs';
 
 /** Every file a machine needs to run pods: the programs and what they import. */
-export const WORKLOAD_FILES = ['args.mjs', 'netexec.mjs', 'dns-server.mjs', 'probe.mjs'] as const;
+export const WORKLOAD_FILES = [
+  'args.mjs',
+  'endpoint-sweep.mjs',
+  'netexec.mjs',
+  'dns-server.mjs',
+  'probe.mjs',
+] as const;
 
 /** Absolute path of a workload program, independent of the caller's working directory. */
 export function workloadPath(script: WorkloadScript | (typeof WORKLOAD_FILES)[number]): string {
@@ -96,6 +102,8 @@ export interface ProbeReply {
   addresses?: string[];
   /** HTTP: the address the client connected to (what a name resolved to, or the IP given). */
   peer?: string;
+  /** endpoints: one entry per connection that answered both requests: the backend's /hostname body and the client address its /clientip showed (IP only, port stripped, IPv6 brackets removed). */
+  answers?: { endpoint: string; client: string }[];
   error?: string;
 }
 

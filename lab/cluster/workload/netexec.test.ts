@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { Program } from '../../testing/spawned-program.ts';
 import { createSocket } from 'node:dgram';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { Agent, get as httpGet } from 'node:http';
+import { createServer, type Socket } from 'node:net';
 
 const NETEXEC = new URL('./netexec.mjs', import.meta.url);
 
@@ -32,6 +33,20 @@ async function udpAsk(port: number, message: string): Promise<string> {
   }
 }
 
+/** GETs `url` through `agent`: the body and the connection it came over. */
+function getOver(agent: Agent, url: string): Promise<{ body: string; socket: Socket }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { agent }, (res) => {
+      const socket = res.socket; // null once the response ended
+      let body = '';
+      res.setEncoding('utf8').on('data', (text: string) => (body += text));
+      res.on('end', () => {
+        resolve({ body, socket });
+      });
+    }).on('error', reject);
+  });
+}
+
 describe('netexec', function () {
   this.timeout(10_000);
   const started: Program[] = [];
@@ -57,6 +72,20 @@ describe('netexec', function () {
 
   it('answers /clientip with the peer address and port', async () => {
     expect(await (await get('/clientip')).text()).to.match(/^127\.0\.0\.1:\d+$/);
+  });
+
+  // The endpoints probe asks both over one connection so both answers come from one backend.
+  it('answers /hostname and then /clientip over one keep-alive connection', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const hostname = await getOver(agent, `http://127.0.0.1:${http}/hostname`);
+      const clientip = await getOver(agent, `http://127.0.0.1:${http}/clientip`);
+      expect(hostname.body).to.equal('pod-a');
+      expect(clientip.socket, 'the same connection').to.equal(hostname.socket);
+      expect(clientip.body).to.equal(`127.0.0.1:${hostname.socket.localPort}`);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('echoes msg on /echo', async () => {

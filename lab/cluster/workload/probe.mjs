@@ -6,6 +6,12 @@
  *   node lab/cluster/workload/probe.mjs tcp HOST PORT            [--timeout-ms 3000]
  *   node lab/cluster/workload/probe.mjs udp HOST PORT MESSAGE    [--timeout-ms 3000]
  *   node lab/cluster/workload/probe.mjs dns NAME                 [--timeout-ms 3000]
+ *   node lab/cluster/workload/probe.mjs endpoints http://HOST:PORT --expect NAME[,NAME…]
+ *                                       --max-requests N         [--timeout-ms 3000]
+ *
+ * endpoints opens up to N new connections, each GETting /hostname then /clientip, until every
+ * --expect name answered (endpoint-sweep.mjs); --timeout-ms then bounds each connection, not
+ * the sweep, and `answers` lists which backend answered each one and the client IP it saw.
  *
  * Always prints exactly one JSON line; exits 0 for result "ok", 1 for any other result and
  * 2 for usage errors. A probe that hits --timeout-ms kills itself once the line is out (exit
@@ -18,9 +24,10 @@ import { lookup } from 'node:dns/promises';
 import { get as httpGet } from 'node:http';
 import { connect, isIPv6 } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { setTimeout } from 'node:timers';
+import { clearTimeout, setTimeout } from 'node:timers';
 import { URL } from 'node:url';
 import { UsageError, describeError, parseCommandLine, parseIntInRange } from './args.mjs';
+import { askOneConnection, failedRequest, sweepEndpoints } from './endpoint-sweep.mjs';
 
 /** The result strings a probe prints; the suite's expected outcomes map onto these. */
 const Result = /** @type {const} */ ({
@@ -49,6 +56,7 @@ const Result = /** @type {const} */ ({
  * @property {string} [body] reply body, trimmed, first 4 KiB
  * @property {number} [bytes] HTTP body bytes received in total (MTU checks fetch large bodies)
  * @property {string[]} [addresses] resolved IPv4 addresses
+ * @property {import('./endpoint-sweep.mjs').EndpointAnswer[]} [answers] endpoints: one per connection
  * @property {string} [error] why the result is not ok
  */
 
@@ -56,7 +64,10 @@ const Result = /** @type {const} */ ({
 const MAX_BODY_BYTES = 4096;
 const DEFAULT_TIMEOUT_MS = 3000;
 const USAGE =
-  'usage: probe.mjs http URL | tcp HOST PORT | udp HOST PORT MESSAGE | dns NAME [--timeout-ms N]';
+  'usage: probe.mjs http URL | tcp HOST PORT | udp HOST PORT MESSAGE | dns NAME\n' +
+  '       | endpoints http://HOST:PORT --expect NAME[,NAME…] --max-requests N   [--timeout-ms N]';
+/** Flags only the endpoints probe takes. */
+const SWEEP_FLAGS = ['expect', 'max-requests'];
 
 /**
  * Maps a socket or resolver error onto a result; the `error` field keeps the detail.
@@ -202,12 +213,54 @@ async function probeDns(name) {
 }
 
 /**
+ * The endpoints probe's BASE and flags, checked.
+ * @param {string} base
+ * @param {Map<string, string>} flags
+ * @returns {{ base: string, expect: string[], maxRequests: number }}
+ */
+function parseSweep(base, flags) {
+  if (!/^http:\/\/[^/?#]+\/?$/.test(base) || !URL.canParse(base)) {
+    throw new UsageError(`not http://HOST:PORT (no path): ${base}`);
+  }
+  const expect = (flags.get('expect') ?? '').split(',').filter((name) => name !== '');
+  if (expect.length === 0) throw new UsageError('endpoints needs --expect NAME[,NAME…]');
+  const maxRequests = flags.get('max-requests');
+  if (maxRequests === undefined) throw new UsageError('endpoints needs --max-requests N');
+  return { base, expect, maxRequests: parseIntInRange(maxRequests, '--max-requests', 1, 10_000) };
+}
+
+/**
+ * Sweeps the Service at `sweep.base`; each connection re-arms the deadline, so a request that
+ * runs out of time prints what answered before it.
+ * @param {{ base: string, expect: string[], maxRequests: number }} sweep
+ * @param {ArmDeadline} arm
+ * @returns {Promise<Outcome>}
+ */
+function probeEndpoints(sweep, arm) {
+  return sweepEndpoints(sweep, (request, answered) => {
+    arm((timedOut) => failedRequest(request, sweep.maxRequests, timedOut, answered));
+    return askOneConnection(sweep.base, fromError);
+  });
+}
+
+/**
+ * (Re)starts the probe's deadline; when it passes, `expired` turns the plain timeout into the
+ * line printed.
+ * @typedef {(expired: (timedOut: Outcome) => Outcome) => void} ArmDeadline
+ */
+
+/**
  * Checks the arguments and returns the probe to run; throws UsageError before any traffic.
  * @param {string | undefined} kind
  * @param {string[]} args
- * @returns {() => Promise<Outcome>}
+ * @param {Map<string, string>} flags
+ * @returns {(arm: ArmDeadline) => Promise<Outcome>}
  */
-function selectProbe(kind, args) {
+function selectProbe(kind, args, flags) {
+  const stray = SWEEP_FLAGS.find((flag) => flags.has(flag));
+  if (kind !== 'endpoints' && stray !== undefined) {
+    throw new UsageError(`--${stray} is for endpoints only`);
+  }
   const expect = (/** @type {number} */ count, /** @type {string} */ shape) => {
     if (args.length !== count) throw new UsageError(`${kind} takes ${shape}`);
   };
@@ -234,6 +287,11 @@ function selectProbe(kind, args) {
     case 'dns':
       expect(1, 'NAME');
       return () => probeDns(a);
+    case 'endpoints': {
+      expect(1, 'http://HOST:PORT');
+      const sweep = parseSweep(a, flags);
+      return (arm) => probeEndpoints(sweep, arm);
+    }
     default:
       throw new UsageError(kind === undefined ? 'missing probe kind' : `unknown probe '${kind}'`);
   }
@@ -258,14 +316,15 @@ async function main() {
   const started = performance.now();
   /** @type {string | undefined} */
   let kind;
-  /** @type {() => Promise<Outcome>} */
+  /** @type {(arm: ArmDeadline) => Promise<Outcome>} */
   let run;
   /** @type {number} */
   let timeoutMs;
   try {
-    const { positionals, flags } = parseCommandLine(process.argv.slice(2), ['timeout-ms']);
+    const known = ['timeout-ms', ...SWEEP_FLAGS];
+    const { positionals, flags } = parseCommandLine(process.argv.slice(2), known);
     kind = positionals[0];
-    run = selectProbe(kind, positionals.slice(1));
+    run = selectProbe(kind, positionals.slice(1), flags);
     const timeoutFlag = flags.get('timeout-ms') ?? String(DEFAULT_TIMEOUT_MS);
     timeoutMs = parseIntInRange(timeoutFlag, '--timeout-ms', 1, 600_000);
   } catch (err) {
@@ -286,12 +345,20 @@ async function main() {
     const ms = Math.round(performance.now() - started);
     finish({ kind, ...outcome, ms }, outcome.result === Result.Ok ? 0 : 1, kill);
   };
-  // One deadline for the whole probe (lookup, connect, body): sockets die with the process.
-  setTimeout(() => {
-    report({ result: Result.Timeout, error: `no answer within ${timeoutMs} ms` }, true);
-  }, timeoutMs);
+  // One deadline for the whole probe (lookup, connect, body), or for each connection of a
+  // sweep: sockets die with the process.
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let deadline;
+  /** @type {ArmDeadline} */
+  const arm = (expired) => {
+    clearTimeout(deadline);
+    deadline = setTimeout(() => {
+      report(expired({ result: Result.Timeout, error: `no answer within ${timeoutMs} ms` }), true);
+    }, timeoutMs);
+  };
+  arm((timedOut) => timedOut);
   try {
-    report(await run());
+    report(await run(arm));
   } catch (err) {
     report({ result: Result.Error, error: describeError(err) });
   }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { missing, skipTest } from '../../testing/skip.ts';
+import { startEndpointBackend, type EndpointBackend } from '../../testing/endpoint-backend.ts';
 
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
 const NETEXEC = fileURLToPath(new URL('./netexec.mjs', import.meta.url));
@@ -20,6 +21,7 @@ interface ProbeLine {
   body?: string;
   bytes?: number;
   addresses?: string[];
+  answers?: { endpoint: string; client: string }[];
   error?: string;
   ms?: number;
 }
@@ -205,6 +207,67 @@ describe('probe', function () {
     });
   });
 
+  describe('endpoints', () => {
+    const sweep = (base: string, expected: string, maxRequests: number, ...more: string[]) =>
+      probe('endpoints', base, '--expect', expected, '--max-requests', `${maxRequests}`, ...more);
+    const backends: EndpointBackend[] = [];
+    after(() => {
+      backends.forEach((b) => {
+        b.close();
+      });
+    });
+
+    it('stops once every expected endpoint answered', async () => {
+      const { code, line } = await sweep(`http://127.0.0.1:${http}`, 'pod-b', 5);
+      expect(code).to.equal(0);
+      expect(line).to.deep.include({
+        kind: 'endpoints',
+        result: 'ok',
+        answers: [{ endpoint: 'pod-b', client: '127.0.0.1' }],
+      });
+    });
+
+    it('makes all --max-requests requests and is still ok when an expected name never answers', async () => {
+      const { code, line } = await sweep(`http://127.0.0.1:${http}/`, 'pod-b,pod-nosuch', 3);
+      expect(code).to.equal(0);
+      expect(line.result).to.equal('ok');
+      expect(line.answers?.map((a) => a.endpoint)).to.deep.equal(['pod-b', 'pod-b', 'pod-b']);
+    });
+
+    it('reports the client IP the backend saw without its port', async () => {
+      const { line } = await sweep(`http://127.0.0.1:${http}`, 'pod-b', 1);
+      expect(line.answers?.[0]?.client).to.equal('127.0.0.1');
+    });
+
+    it('reports refused at the first request for a closed port', async () => {
+      const { code, line } = await sweep(`http://127.0.0.1:${await closedTcpPort()}`, 'pod-b', 4);
+      expect(code).to.equal(1);
+      expect(line).to.deep.include({ result: 'refused', answers: [] });
+      expect(line.error).to.match(/^request 1 of 4: .*ECONNREFUSED/);
+    });
+
+    it('gives each request the whole --timeout-ms, not the sweep', async () => {
+      const slow = await startEndpointBackend('slow-pod', { delayMs: 100 });
+      backends.push(slow);
+      const done = await sweep(slow.base, 'pod-nosuch', 4, '--timeout-ms', '500');
+      expect(done.line.result).to.equal('ok');
+      expect(done.line.answers).to.have.length(4);
+      expect(done.wallMs, '4 requests of 2 × 100 ms').to.be.above(800);
+    });
+
+    it('times out at the request that hangs, keeping what answered before it', async () => {
+      const hangs = await startEndpointBackend('pod-c', { silentOn: [2] });
+      backends.push(hangs);
+      const done = await sweep(hangs.base, 'pod-nosuch', 3, '--timeout-ms', '300');
+      expect(done.signal, 'a timed-out probe kills itself').to.equal('SIGKILL');
+      expect(done.line).to.deep.include({
+        result: 'timeout',
+        error: 'request 2 of 3: no answer within 300 ms',
+        answers: [{ endpoint: 'pod-c', client: '127.0.0.1' }],
+      });
+    });
+  });
+
   describe('usage errors', () => {
     const cases: [string, string[]][] = [
       ['no arguments', []],
@@ -213,6 +276,13 @@ describe('probe', function () {
       ['a bad port', ['tcp', '127.0.0.1', '70000']],
       ['a bad timeout', ['dns', 'localhost', '--timeout-ms', 'soon']],
       ['a non-http URL', ['http', 'https://127.0.0.1/']],
+      ['endpoints without --expect', ['endpoints', 'http://127.0.0.1:1', '--max-requests', '2']],
+      ['endpoints without --max-requests', ['endpoints', 'http://127.0.0.1:1', '--expect', 'a']],
+      [
+        'an endpoints base with a path',
+        ['endpoints', 'http://127.0.0.1:1/hostname', '--expect', 'a', '--max-requests', '2'],
+      ],
+      ['--expect on another kind', ['tcp', '127.0.0.1', '80', '--expect', 'a']],
     ];
     for (const [what, args] of cases) {
       it(`exits 2 with one JSON error line for ${what}`, async () => {

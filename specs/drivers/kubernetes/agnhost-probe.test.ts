@@ -27,6 +27,20 @@ const ran = (exitCode: number, stdout: string, stderr = ''): ExecResult => ({
 const http: ProbeRequest = { kind: 'http', url: 'http://10.244.2.7:8080/clientip' };
 const dns: ProbeRequest = { kind: 'dns', name: 'web-linux' };
 const tcp: ProbeRequest = { kind: 'tcp', host: '10.244.2.7', port: 8080 };
+const endpoints: ProbeRequest = {
+  kind: 'endpoints',
+  base: 'http://10.96.101.21:80',
+  expect: ['netexec-lin1-a', 'netexec-lin2-a'],
+  maxRequests: 8,
+};
+/** What curl prints for one endpoints connection: each body, then its status line. */
+const transfers = (...answers: [body: string, status: number, connects: number][]) =>
+  answers
+    .map(([body, status, connects]) => {
+      const line = `--hybrid-lab-status:${status} ${body.length} 10.96.101.21 ${connects}`;
+      return `${body}\n${line}\n`;
+    })
+    .join('');
 
 describe('agnhost probe mapping (command per request kind, output → ProbeReply)', () => {
   it('runs http and dns through curl (curl.exe on Windows) and tcp through agnhost connect', () => {
@@ -110,6 +124,71 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       });
       const unknown = 'curl: (6) Could not resolve host: netexec-nosuch-a.netexec';
       expect(replyFromExec(http, ran(6, '', unknown)).result).to.equal('nxdomain');
+    });
+  });
+
+  describe('endpoints (one connection per exec; the driver sweeps)', () => {
+    it('fetches /hostname then /clientip in one curl run, failing early, the two sharing the budget', () => {
+      expect(probeCommand('linux', endpoints, 3000)).to.deep.equal([
+        'curl',
+        '-sS',
+        '-v',
+        '--fail-early',
+        // Connected before a lost SYN would be retransmitted (endpoint-sweep.mjs).
+        '--connect-timeout',
+        '0.900',
+        '-m',
+        '1.500',
+        '-w',
+        '\\n--hybrid-lab-status:%{http_code} %{size_download} %{remote_ip} %{num_connects}\\n',
+        'http://10.96.101.21/hostname',
+        'http://10.96.101.21/clientip',
+      ]);
+      const windows = probeCommand('windows', { ...endpoints, base: 'http://web-linux' }, 3000);
+      expect(windows[0]).to.equal('curl.exe');
+      expect(windows.slice(-2)).to.deep.equal([
+        'http://web-linux/hostname',
+        'http://web-linux/clientip',
+      ]);
+    });
+
+    it('reads the backend from the first transfer and the client IP, port stripped, from the second', () => {
+      const stdout = transfers(['netexec-lin2-a', 200, 1], ['10.244.1.5:43512', 200, 0]);
+      expect(replyFromExec(endpoints, ran(0, stdout))).to.deep.equal({
+        result: 'ok',
+        answers: [{ endpoint: 'netexec-lin2-a', client: '10.244.1.5' }],
+      });
+    });
+
+    it('reports a 404 on /clientip as http-error naming the path', () => {
+      const stdout = transfers(['netexec-lin2-a', 200, 1], ['404 page not found', 404, 0]);
+      expect(replyFromExec(endpoints, ran(0, stdout))).to.include({
+        result: 'http-error',
+        status: 404,
+        body: '404 page not found',
+        error: 'GET /clientip: HTTP 404',
+      });
+    });
+
+    it('classifies a failed connect as http does (curl 8: refused only in the -v output)', () => {
+      const stderr = [
+        '* connect to 10.96.101.21 port 80 from 10.244.1.5 port 51234 failed: Connection refused',
+        "curl: (7) Failed to connect to 10.96.101.21 port 80 after 1 ms: Couldn't connect to server",
+      ].join('\n');
+      const reply = replyFromExec(endpoints, ran(7, transfers(['', 0, 1]), stderr));
+      expect(reply.result).to.equal('refused');
+      expect(reply.error).to.contain('Connection refused');
+    });
+
+    it('rejects a /clientip answer that came over a new connection, or a missing transfer', () => {
+      const anew = transfers(['netexec-lin2-a', 200, 1], ['10.244.1.5:43512', 200, 1]);
+      expect(replyFromExec(endpoints, ran(0, anew))).to.deep.equal({
+        result: 'error',
+        error: 'curl connected anew for /clientip; it may have reached another backend',
+      });
+      const one = replyFromExec(endpoints, ran(0, transfers(['netexec-lin2-a', 200, 1])));
+      expect(one.result).to.equal('error');
+      expect(one.error).to.match(/^GET \/clientip: curl printed no HTTP status/);
     });
   });
 

@@ -19,12 +19,24 @@
  *   of waiting out a connect to a port nothing forwards. Rejected: nslookup/dig — BIND's own stub
  *   resolvers, dig ignores the search list, and Kubernetes' Windows DNS e2e test uses curl because
  *   nslookup there does not honour ndots.
+ * - endpoints → one exec per connection (Windows pods have no shell to loop in; the driver sweeps
+ *   with endpoint-sweep.mjs): `curl --fail-early … BASE/hostname BASE/clientip`, which reuses the
+ *   connection for the second URL, so both bodies come from one backend. A status line after each
+ *   transfer carries `%{num_connects}`: 0 for /clientip proves the connection was reused.
  */
 import type { ProbeReply, ProbeRequest } from '../../model/lab-driver.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
 import type { ExecResult } from './exec-in-pod.ts';
+import {
+  ENDPOINT_PATHS,
+  SWEEP_CONNECT_MS,
+  clientAddress,
+} from '../../../lab/cluster/workload/endpoint-sweep.mjs';
 
 const STATUS_MARK = '--hybrid-lab-status:';
+const STATUS_LINE = new RegExp(`^${STATUS_MARK}(.*)$`, 'gm');
+/** After each transfer: its status, body size, where curl connected and whether it connected anew. */
+const TRANSFER_STATUS = `\\n${STATUS_MARK}%{http_code} %{size_download} %{remote_ip} %{num_connects}\\n`;
 /** Bodies are cut like probe.mjs cuts them, so one line stays readable in logs and JUnit. */
 const MAX_BODY_CHARS = 4096;
 
@@ -63,6 +75,24 @@ export function probeCommand(os: Os, request: ProbeRequest, timeoutMs: number): 
         `${host}:${request.port}`,
       ];
     }
+    case 'endpoints': {
+      // curl's limits apply to each transfer: the two GETs share one request's budget. A connect
+      // slower than SWEEP_CONNECT_MS lost its first SYN (see endpoint-sweep.mjs).
+      const half = seconds(timeoutMs / 2);
+      return [
+        curl(os),
+        '-sS',
+        '-v',
+        '--fail-early',
+        '--connect-timeout',
+        seconds(Math.min(timeoutMs / 2, SWEEP_CONNECT_MS)),
+        '-m',
+        half,
+        '-w',
+        TRANSFER_STATUS,
+        ...ENDPOINT_PATHS.map((path) => new URL(path, request.base).href),
+      ];
+    }
   }
 }
 
@@ -79,24 +109,73 @@ export function replyFromExec(request: ProbeRequest, result: ExecResult): ProbeR
       return dnsReply(result.exitCode, result.stderr);
     case 'tcp':
       return connectReply(result.exitCode, result.stderr);
+    case 'endpoints':
+      return endpointsReply(result.exitCode, result.stdout, result.stderr);
   }
+}
+
+/** One transfer of a curl run, read from the text before its status line and the line itself. */
+interface Transfer {
+  status: number;
+  body: string;
+  bytes: number;
+  peer: string | undefined;
+  /** New connections curl made for it (%{num_connects}); NaN when not printed. */
+  connects: number;
+}
+
+/** curl's stdout cut at each -w status line: one Transfer per URL it fetched. */
+function curlTransfers(stdout: string): Transfer[] {
+  const transfers: Transfer[] = [];
+  let from = 0;
+  for (const line of stdout.matchAll(STATUS_LINE)) {
+    const [status, bytes = '0', peer, connects] = (line[1] ?? '').trim().split(' ');
+    transfers.push({
+      status: Number(status),
+      body: stdout.slice(from, line.index).trim().slice(0, MAX_BODY_CHARS),
+      bytes: Number(bytes),
+      peer: peer === '' ? undefined : peer,
+      connects: Number(connects),
+    });
+    from = line.index + line[0].length;
+  }
+  return transfers;
+}
+
+/** A transfer's HTTP answer as a reply; a missing or zero status is curl's failure to print one. */
+function transferReply(transfer: Transfer | undefined, stdout: string): ProbeReply {
+  if (transfer === undefined || !Number.isInteger(transfer.status) || transfer.status === 0) {
+    return { result: 'error', error: `curl printed no HTTP status: ${stdout.slice(-200)}` };
+  }
+  const { status, body, bytes, peer } = transfer;
+  const where = peer === undefined ? {} : { peer };
+  if (status >= 200 && status < 300) return { result: 'ok', status, body, bytes, ...where };
+  return { result: 'http-error', status, body, bytes, ...where, error: `HTTP ${status}` };
 }
 
 function httpReply(exitCode: number, stdout: string, stderr: string): ProbeReply {
   if (exitCode !== 0) return curlFailure(exitCode, stderr);
-  const at = stdout.lastIndexOf(STATUS_MARK);
-  const [statusText, bytesText, peer] = (at < 0 ? '' : stdout.slice(at + STATUS_MARK.length))
-    .trim()
-    .split(' ');
-  const status = Number(statusText ?? NaN);
-  const bytes = Number(bytesText ?? 0);
-  if (!Number.isInteger(status) || status === 0) {
-    return { result: 'error', error: `curl printed no HTTP status: ${stdout.slice(-200)}` };
+  return transferReply(curlTransfers(stdout).at(-1), stdout);
+}
+
+/** One connection of a sweep: /hostname's body names the backend, /clientip's the client it saw. */
+function endpointsReply(exitCode: number, stdout: string, stderr: string): ProbeReply {
+  if (exitCode !== 0) return curlFailure(exitCode, stderr);
+  const transfers = curlTransfers(stdout);
+  for (const [i, path] of ENDPOINT_PATHS.entries()) {
+    const reply = transferReply(transfers[i], stdout);
+    if (reply.result !== 'ok') return { ...reply, error: `GET ${path}: ${reply.error ?? ''}` };
   }
-  const body = stdout.slice(0, at).trim().slice(0, MAX_BODY_CHARS);
-  const where = peer === undefined || peer === '' ? {} : { peer };
-  if (status >= 200 && status < 300) return { result: 'ok', status, body, bytes, ...where };
-  return { result: 'http-error', status, body, bytes, ...where, error: `HTTP ${status}` };
+  // Both are there: the loop returned otherwise.
+  const [hostname, clientip] = transfers as [Transfer, Transfer];
+  if (clientip.connects > 0) {
+    const error = `curl connected anew for ${ENDPOINT_PATHS[1]}; it may have reached another backend`;
+    return { result: 'error', error };
+  }
+  return {
+    result: 'ok',
+    answers: [{ endpoint: hostname.body, client: clientAddress(clientip.body) }],
+  };
 }
 
 function dnsReply(exitCode: number, stderr: string): ProbeReply {

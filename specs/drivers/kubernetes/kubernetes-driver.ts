@@ -17,11 +17,12 @@ import type {
 } from '../../model/lab-driver.ts';
 import { probeCommand, replyFromExec } from './agnhost-probe.ts';
 import { discoverCluster, notReadyReason, type ClusterFacts } from './cluster-discovery.ts';
-import { ExecError, execInPod } from './exec-in-pod.ts';
+import { ExecError, execInPod, type ExecTarget } from './exec-in-pod.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import { apiErrorText, loadKubeConfig, makeClients, type KubeClients } from './kube-clients.ts';
 import { probeFromHost } from './outside-probe.ts';
-import { probeArgs } from '../probe-args.ts';
+import { probeArgs, probeProgramMs } from '../probe-args.ts';
+import { sweepEndpoints } from '../../../lab/cluster/workload/endpoint-sweep.mjs';
 import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
 import {
   LOCAL_WORKLOADS,
@@ -220,6 +221,18 @@ export class KubernetesDriver implements LabDriver {
     if (namespace === undefined) return { result: 'error', error: 'nothing is deployed' };
     const target = { namespace, pod: pod.name, container: NETEXEC_CONTAINER };
     const command = probeCommand(pod.os, request, timeoutMs);
+    const once = () => this.#execProbe(target, command, request, timeoutMs);
+    // One exec per connection: Windows pods have no shell to loop in, so the driver sweeps.
+    return request.kind === 'endpoints' ? sweepEndpoints(request, once) : once();
+  }
+
+  /** Runs one probe command in the pod; an exec that fails or hangs is the probe's error or timeout. */
+  async #execProbe(
+    target: ExecTarget,
+    command: string[],
+    request: ProbeRequest,
+    timeoutMs: number,
+  ): Promise<ProbeReply> {
     try {
       const grace = this.#options.execGraceMs ?? 10_000;
       return replyFromExec(
@@ -228,7 +241,7 @@ export class KubernetesDriver implements LabDriver {
       );
     } catch (error) {
       if (!(error instanceof ExecError)) throw error;
-      this.#log.warn({ pod: pod.name, command, err: error }, 'probe exec failed');
+      this.#log.warn({ pod: target.pod, command, err: error }, 'probe exec failed');
       return { result: error.kind === 'timeout' ? 'timeout' : 'error', error: error.message };
     }
   }
@@ -238,7 +251,8 @@ export class KubernetesDriver implements LabDriver {
     const outside = this.#options.outside;
     if (outside === undefined) return probeFromHost(request, timeoutMs);
     const argv = probeArgv(probeArgs(request, timeoutMs), LOCAL_WORKLOADS);
-    return parseProbe(await outside.exec(argv, { timeoutMs: timeoutMs + 10_000 }));
+    const programMs = probeProgramMs(request, timeoutMs);
+    return parseProbe(await outside.exec(argv, { timeoutMs: programMs + 10_000 }));
   }
 
   pending(): string[] {

@@ -1,8 +1,12 @@
-/** Probes from the harness host itself (NodePort cells): Node's own http, net and dns clients. */
+/**
+ * Probes from the harness host itself (NodePort cells): Node's own http, net and dns clients, and
+ * endpoint-sweep.mjs for sweeps.
+ */
 import { lookup } from 'node:dns/promises';
 import { get as httpGet } from 'node:http';
 import { connect } from 'node:net';
 import type { ProbeReply, ProbeRequest } from '../../model/lab-driver.ts';
+import { askOneConnection, sweepEndpoints } from '../../../lab/cluster/workload/endpoint-sweep.mjs';
 
 const MAX_BODY_CHARS = 4096;
 
@@ -74,8 +78,38 @@ async function probeDns(name: string): Promise<ProbeReply> {
   }
 }
 
-/** Runs one probe from this host; `timeoutMs` bounds all of it (lookup, connect, body). */
-export async function probeFromHost(request: ProbeRequest, timeoutMs: number): Promise<ProbeReply> {
+/**
+ * Runs one probe from this host; `timeoutMs` bounds all of it (lookup, connect, body), or each
+ * request of an endpoints sweep.
+ */
+export function probeFromHost(request: ProbeRequest, timeoutMs: number): Promise<ProbeReply> {
+  if (request.kind !== 'endpoints') {
+    return withDeadline(timeoutMs, (signal) => probeOnce(request, signal));
+  }
+  return sweepEndpoints(request, () =>
+    withDeadline(timeoutMs, (signal) => askOneConnection(request.base, fromError, signal)),
+  );
+}
+
+function probeOnce(
+  request: Exclude<ProbeRequest, { kind: 'endpoints' }>,
+  signal: AbortSignal,
+): Promise<ProbeReply> {
+  switch (request.kind) {
+    case 'http':
+      return probeHttp(request.url, signal);
+    case 'tcp':
+      return probeTcp(request.host, request.port, signal);
+    case 'dns':
+      return probeDns(request.name);
+  }
+}
+
+/** `probe`'s reply, or a timeout once `timeoutMs` passed; either way its signal aborts at the end. */
+async function withDeadline(
+  timeoutMs: number,
+  probe: (signal: AbortSignal) => Promise<ProbeReply>,
+): Promise<ProbeReply> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<ProbeReply>((resolve) => {
@@ -84,14 +118,8 @@ export async function probeFromHost(request: ProbeRequest, timeoutMs: number): P
       resolve({ result: 'timeout', error: `no answer within ${timeoutMs} ms` });
     }, timeoutMs);
   });
-  const probe =
-    request.kind === 'http'
-      ? probeHttp(request.url, controller.signal)
-      : request.kind === 'tcp'
-        ? probeTcp(request.host, request.port, controller.signal)
-        : probeDns(request.name);
   try {
-    return await Promise.race([probe, deadline]);
+    return await Promise.race([probe(controller.signal), deadline]);
   } finally {
     clearTimeout(timer);
     controller.abort();

@@ -54,4 +54,74 @@ describe('KubernetesDriver.probeFromPod (through a fake Exec)', () => {
       await driver.cleanup();
     }
   });
+
+  describe('endpoints: one exec per connection, swept by the driver', () => {
+    const request = {
+      kind: 'endpoints' as const,
+      base: 'http://10.96.101.21:80',
+      expect: ['netexec-lin1-a', 'netexec-lin2-a'],
+      maxRequests: 6,
+    };
+    /** curl's stdout for one connection answered by `backend`, seen from 10.244.1.5. */
+    const answeredBy = (backend: string): ExecScript => ({
+      stdout: [
+        `${backend}\n--hybrid-lab-status:200 ${backend.length} 10.96.101.21 1\n`,
+        '10.244.1.5:43512\n--hybrid-lab-status:200 16 10.96.101.21 0\n',
+      ].join(''),
+      status: exitStatus(0),
+    });
+    const refused: ExecScript = {
+      stdout: '\n--hybrid-lab-status:000 0  1\n',
+      stderr:
+        "* connect to 10.96.101.21 port 80 failed: Connection refused\ncurl: (7) Failed to connect to 10.96.101.21 port 80 after 1 ms: Couldn't connect to server",
+      status: exitStatus(7),
+    };
+
+    /** A driver whose curl execs answer `scripts` in order; returns it and its Exec fake. */
+    async function sweepingDriver(scripts: ExecScript[]) {
+      let curls = 0;
+      const fixture = driverFixture((call) =>
+        call.command[0] === 'curl' ? (scripts[curls++] ?? { hang: true }) : { hang: true },
+      );
+      const { kubeconfig, facts, options } = fixture;
+      const driver = await KubernetesDriver.open(kubeconfig, facts, options);
+      const workloads = await driver.deploy('r5', podNames(driver.nodes));
+      const pod = workloads.pods.find((p) => p.os === 'linux')!;
+      return { driver, pod, exec: fixture.exec };
+    }
+
+    it('stops once every expected endpoint answered, one new curl per connection', async () => {
+      const { driver, pod, exec } = await sweepingDriver([
+        answeredBy('netexec-lin1-a'),
+        answeredBy('netexec-lin1-a'),
+        answeredBy('netexec-lin2-a'),
+        answeredBy('netexec-lin1-a'),
+      ]);
+      try {
+        const reply = await driver.probeFromPod(pod, request, 3000);
+        expect(reply.result).to.equal('ok');
+        expect(reply.answers?.map((a) => a.endpoint)).to.deep.equal([
+          'netexec-lin1-a',
+          'netexec-lin1-a',
+          'netexec-lin2-a',
+        ]);
+        expect(reply.answers?.[0]?.client).to.equal('10.244.1.5');
+        expect(exec.calls.filter((c) => c.command[0] === 'curl')).to.have.length(3);
+      } finally {
+        await driver.cleanup();
+      }
+    });
+
+    it('reports the first failing request as such, with what answered before it', async () => {
+      const { driver, pod } = await sweepingDriver([answeredBy('netexec-lin1-a'), refused]);
+      try {
+        const reply = await driver.probeFromPod(pod, request, 3000);
+        expect(reply.result).to.equal('refused');
+        expect(reply.error).to.match(/^request 2 of 6: .*Connection refused/);
+        expect(reply.answers).to.deep.equal([{ endpoint: 'netexec-lin1-a', client: '10.244.1.5' }]);
+      } finally {
+        await driver.cleanup();
+      }
+    });
+  });
 });

@@ -1,0 +1,198 @@
+// @ts-check
+/**
+ * The `endpoints` probe, shared by probe.mjs in pods and the suite's drivers: new connections to a
+ * Service until every expected backend answered, each asking /hostname then /clientip over the
+ * same connection so both answers come from one backend. Built-ins only, like every workload file.
+ */
+
+import { Buffer } from 'node:buffer';
+import { Agent, get as httpGet } from 'node:http';
+import { isIPv6 } from 'node:net';
+import { URL } from 'node:url';
+
+/** What each connection asks, in this order: which backend answered, then whom it saw. */
+export const ENDPOINT_PATHS = /** @type {const} */ (['/hostname', '/clientip']);
+
+/**
+ * How long a sweep's connection may take to connect. Below the 1 s initial retransmission timeout
+ * of a SYN (RFC 6298; Linux's TCP_TIMEOUT_INIT): a connect that needs a retransmitted SYN lost the
+ * first one. To a Service that matters: the lost SYN's conntrack entry was never confirmed, so the
+ * retransmission is load-balanced anew and may reach a live endpoint, hiding a dead one behind a
+ * one-second delay. The sweep counts such a connect as a timeout instead.
+ */
+export const SWEEP_CONNECT_MS = 900;
+
+/** Bodies are cut as probe.mjs cuts them, so one line stays readable in logs and JUnit. */
+const MAX_BODY_CHARS = 4096;
+
+/**
+ * @typedef {object} EndpointAnswer
+ * @property {string} endpoint the backend's /hostname body
+ * @property {string} client the client IP its /clientip showed
+ */
+
+/**
+ * The least a request's reply says; probe.mjs's Outcome and the suite's ProbeReply both fit.
+ * @typedef {object} SweepReply
+ * @property {string} result
+ * @property {string} [error]
+ * @property {EndpointAnswer[]} [answers]
+ */
+
+/** @typedef {{ result: 'ok', answers: EndpointAnswer[] }} AnsweredReply */
+/** @typedef {{ result: 'http-error', status: number, body: string, error: string }} HttpErrorReply */
+/** @typedef {{ result: 'error', error: string }} ErrorReply */
+
+/**
+ * Makes up to `maxRequests` requests through `ask` (`request` counts from 1), stopping once every
+ * name in `expect` answered or at the first request whose result is not ok.
+ * @template {SweepReply} R
+ * @param {{ expect: readonly string[], maxRequests: number }} sweep
+ * @param {(request: number, answered: readonly EndpointAnswer[]) => Promise<R>} ask
+ * @returns {Promise<R | AnsweredReply>}
+ */
+export async function sweepEndpoints({ expect, maxRequests }, ask) {
+  /** @type {EndpointAnswer[]} */
+  const answers = [];
+  const unseen = new Set(expect);
+  for (let request = 1; request <= maxRequests && unseen.size > 0; request++) {
+    const reply = await ask(request, answers);
+    if (reply.result !== 'ok') return failedRequest(request, maxRequests, reply, answers);
+    for (const answer of reply.answers ?? []) {
+      answers.push(answer);
+      unseen.delete(answer.endpoint);
+    }
+  }
+  return { result: 'ok', answers };
+}
+
+/**
+ * A sweep's reply when request `request` of `maxRequests` failed: its result, and what answered before.
+ * @template {SweepReply} R
+ * @param {number} request
+ * @param {number} maxRequests
+ * @param {R} failure
+ * @param {readonly EndpointAnswer[]} answered
+ * @returns {R}
+ */
+export function failedRequest(request, maxRequests, failure, answered) {
+  const why = failure.error ?? failure.result;
+  return {
+    ...failure,
+    error: `request ${request} of ${maxRequests}: ${why}`,
+    answers: [...answered],
+  };
+}
+
+/**
+ * The IP of `IP:PORT` or `[IPv6]:PORT` as /clientip shows it (Go's JoinHostPort); a bare address as
+ * it is. An IPv4-mapped IPv6 address becomes the IPv4 address it is.
+ * @param {string} text
+ * @returns {string}
+ */
+export function clientAddress(text) {
+  const shown = text.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(shown)?.[1];
+  const address = bracketed ?? (isIPv6(shown) ? shown : shown.replace(/:\d+$/, ''));
+  return address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+}
+
+/**
+ * One request of a sweep: a fresh TCP connection to `base` (so kube-proxy picks an endpoint anew)
+ * that GETs each of ENDPOINT_PATHS over it. A non-2xx answer is an http-error naming the path.
+ * @template {SweepReply} R
+ * @param {string} base `http://HOST:PORT`
+ * @param {(err: unknown) => R} classify maps a socket or resolver error onto a reply
+ * @param {AbortSignal} [signal] destroys the connection when aborted
+ * @returns {Promise<R | AnsweredReply | HttpErrorReply | ErrorReply>}
+ */
+export async function askOneConnection(base, classify, signal) {
+  const [hostnamePath, clientipPath] = ENDPOINT_PATHS;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const hostname = await getOver(agent, new URL(hostnamePath, base), signal, SWEEP_CONNECT_MS);
+    if (!succeeded(hostname)) return httpError(hostnamePath, hostname);
+    const clientip = await getOver(agent, new URL(clientipPath, base), signal);
+    if (!succeeded(clientip)) return httpError(clientipPath, clientip);
+    if (clientip.socket !== hostname.socket) {
+      const error = `the server closed the connection after ${hostnamePath}; ${clientipPath} went over a new one`;
+      return { result: 'error', error };
+    }
+    const answer = { endpoint: hostname.body, client: clientAddress(clientip.body) };
+    return { result: 'ok', answers: [answer] };
+  } catch (err) {
+    return classify(err);
+  } finally {
+    agent.destroy();
+  }
+}
+
+/**
+ * @param {Answer} answer
+ * @returns {boolean}
+ */
+function succeeded({ status }) {
+  return status >= 200 && status < 300;
+}
+
+/**
+ * @param {string} path
+ * @param {Answer} answer
+ * @returns {HttpErrorReply}
+ */
+function httpError(path, { status, body }) {
+  return { result: 'http-error', status, body, error: `GET ${path}: HTTP ${status}` };
+}
+
+/**
+ * @typedef {object} Answer
+ * @property {number} status
+ * @property {string} body trimmed, first 4 KiB
+ * @property {import('node:net').Socket} socket the connection it came over
+ */
+
+/**
+ * GETs `url` through `agent`; rejects on socket, resolver and truncated-body errors, and with
+ * ETIMEDOUT when a new connection takes longer than `connectMs` to connect.
+ * @param {Agent} agent
+ * @param {URL} url
+ * @param {AbortSignal | undefined} signal
+ * @param {number} [connectMs]
+ * @returns {Promise<Answer>}
+ */
+function getOver(agent, url, signal, connectMs) {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(url, { agent, ...(signal ? { signal } : {}) }, (res) => {
+      const socket = res.socket; // null once the response ended
+      /** @type {Buffer[]} */
+      const chunks = [];
+      res.on('data', (/** @type {Buffer} */ chunk) => chunks.push(chunk));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8').trim().slice(0, MAX_BODY_CHARS);
+        resolve({ status: res.statusCode ?? 0, body, socket });
+      });
+      res.on('error', reject);
+      res.on('close', () => {
+        if (!res.complete) reject(new Error(`GET ${url.pathname}: body ended early`));
+      });
+    });
+    request.on('error', reject);
+    if (connectMs !== undefined) {
+      request.on('socket', (socket) => {
+        if (!socket.connecting) return;
+        const timer = setTimeout(() => {
+          const error = new Error(
+            `no connection within ${connectMs} ms (a SYN was lost: a retransmission would be load-balanced anew)`,
+          );
+          request.destroy(Object.assign(error, { code: 'ETIMEDOUT' }));
+        }, connectMs);
+        socket.once('connect', () => {
+          clearTimeout(timer);
+        });
+        socket.once('close', () => {
+          clearTimeout(timer);
+        });
+      });
+    }
+  });
+}
