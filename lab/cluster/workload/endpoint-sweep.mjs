@@ -7,7 +7,7 @@
 
 import { Buffer } from 'node:buffer';
 import { Agent, get as httpGet } from 'node:http';
-import { isIPv6 } from 'node:net';
+import { isIP, isIPv6 } from 'node:net';
 import { URL } from 'node:url';
 
 /** What each connection asks, in this order: which backend answered, then whom it saw. */
@@ -180,12 +180,24 @@ function getOver(agent, url, signal, connectMs) {
     if (connectMs !== undefined) {
       request.on('socket', (socket) => {
         if (!socket.connecting) return;
-        const timer = setTimeout(() => {
-          const error = new Error(
-            `no connection within ${connectMs} ms (a SYN was lost: a retransmission would be load-balanced anew)`,
-          );
-          request.destroy(Object.assign(error, { code: 'ETIMEDOUT' }));
-        }, connectMs);
+        /** @type {ReturnType<typeof setTimeout> | undefined} */
+        let timer;
+        // From the SYN on: a name is looked up first (bounded by the request's own deadline).
+        const start = () => {
+          timer = setTimeout(() => {
+            // Timers run before pending I/O in the event loop: let a connect that completed while
+            // the process was starved of CPU be seen before judging it late.
+            setImmediate(() => {
+              if (!socket.connecting) return;
+              const error = new Error(
+                `no connection within ${connectMs} ms (a SYN was lost: a retransmission would be load-balanced anew)`,
+              );
+              request.destroy(Object.assign(error, { code: 'ETIMEDOUT' }));
+            });
+          }, connectMs);
+        };
+        if (isIP(url.hostname) === 0) socket.once('lookup', start);
+        else start();
         socket.once('connect', () => {
           clearTimeout(timer);
         });

@@ -14,8 +14,8 @@
  * the sweep, and `answers` lists which backend answered each one and the client IP it saw.
  *
  * Always prints exactly one JSON line; exits 0 for result "ok", 1 for any other result and
- * 2 for usage errors. A probe that hits --timeout-ms kills itself once the line is out (exit
- * status 137), so a hung name lookup cannot hold it past the deadline.
+ * 2 for usage errors. A probe that hits --timeout-ms, and a sweep that fails, kills itself once
+ * the line is out (exit status 137), so a hung name lookup cannot hold it past the deadline.
  */
 
 import { Buffer } from 'node:buffer';
@@ -358,7 +358,9 @@ async function main() {
   };
   arm((timedOut) => timedOut);
   try {
-    report(await run(arm));
+    const outcome = await run(arm);
+    // A sweep that failed on its connect deadline may leave a lookup behind: exit as on a timeout.
+    report(outcome, kind === 'endpoints' && outcome.result !== Result.Ok);
   } catch (err) {
     report({ result: Result.Error, error: describeError(err) });
   }
