@@ -79,13 +79,15 @@ export function cutOffImpact(
 
 /**
  * Service traffic to the endpoints on `nodes` is lost: every Service cell backed by one of them
- * and every NodePort of their OS fails (sweeps ask until every endpoint answered).
+ * and every NodePort of their OS fails (sweeps ask until every endpoint answered). The cluster
+ * DNS Service's one endpoint is a pod too: on one of `nodes`, every lookup fails.
  */
 export function endpointsLostImpact(plan: LabPlan, nodes: readonly string[]): FaultImpact {
   return {
     mustFail: [
       { kinds: ['pod-to-service'], toAny: nodes },
       ...nodePortImpact(plan, (_from, to) => nodes.includes(to)),
+      ...(nodes.includes(dnsNode(plan)) ? [{ via: 'dns' as const }] : []),
     ],
     mayFail: [],
     outcomes: ['timeout'],

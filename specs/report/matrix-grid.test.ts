@@ -93,7 +93,9 @@ describe('report: matrix grid', function () {
       'win2>lin1',
     ]);
     // Services, NodePorts, the echo and DNS are columns of their own.
-    expect(grids[2]!.targets).to.deep.equal(['windows service', 'linux service']);
+    expect(grids[2]!.targets).to.deep.equal(['linux service', 'windows service']);
+    // Rows and columns: Windows nodes first, then Linux, each by name.
+    expect(grids[0]!.sources).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
     expect(grids[3]!.sources).to.deep.equal(['outside']);
     expect(grids[3]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
     expect(grids[4]!.targets).to.deep.equal(['external']);

@@ -59,6 +59,8 @@ export interface GridAxes {
   title(cell: CellResult): string;
   source(cell: CellResult): string;
   target(cell: CellResult): string;
+  /** Orders rows and columns; absent: the engine's order. */
+  order?(labels: string[], cells: readonly CellResult[]): string[];
 }
 
 /** The overview: one grid per via, rows and columns are the endpoints' OS labels. */
@@ -74,6 +76,7 @@ export const BY_OS: GridAxes = {
  */
 export const BY_NODE: GridAxes = {
   title: (cell) => `${cell.row.split('/')[0] ?? cell.row} by node`,
+  order: byOsThenName,
   source: (cell) => cell.source.node,
   target: (cell) =>
     cell.target.name !== undefined && cell.target.label.endsWith('service')
@@ -83,7 +86,23 @@ export const BY_NODE: GridAxes = {
         : cell.target.node,
 };
 
-/** Grids in order of first appearance; labels keep the engine's order. */
+/**
+ * Node labels grouped by OS (Windows first, as the matrix lists its rows), then by name in
+ * natural order (win2 before win10); other labels (a Service, outside, cluster DNS) last.
+ */
+function byOsThenName(labels: string[], cells: readonly CellResult[]): string[] {
+  const os = new Map<string, string>();
+  for (const cell of cells) {
+    os.set(cell.source.node, cell.source.os);
+    if (!cell.target.node.includes(',')) os.set(cell.target.node, cell.target.os);
+  }
+  const rank = (label: string) => ['windows', 'linux'].indexOf(os.get(label) ?? '') + 1 || 3;
+  return [...labels].sort(
+    (a, b) => rank(a) - rank(b) || a.localeCompare(b, 'en', { numeric: true }),
+  );
+}
+
+/** Grids in order of first appearance; labels keep the engine's order unless the axes order them. */
 export function buildGrids(cells: readonly CellResult[], axes: GridAxes = BY_OS): Grid[] {
   const grids = new Map<string, Grid>();
   for (const cell of cells.filter(isMatrixCell)) {
@@ -107,7 +126,14 @@ export function buildGrids(cells: readonly CellResult[], axes: GridAxes = BY_OS)
     position.counts[cell.verdict] = (position.counts[cell.verdict] ?? 0) + 1;
     position.status = gridStatus(position.counts);
   }
-  return [...grids.values()];
+  const built = [...grids.values()];
+  const order = axes.order;
+  if (order === undefined) return built;
+  return built.map((grid) => ({
+    ...grid,
+    sources: order(grid.sources, cells),
+    targets: order(grid.targets, cells),
+  }));
 }
 
 /** The verdicts present at a position with their counts, in display order. */

@@ -149,6 +149,10 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'node-endpoint-blackholed', 'lin2').must).to.deep.equal(
       ids(hybrid, /^pod-to-service\/[a-z]+-to-linux\/|^nodeport\/external-to-linux-node\//),
     );
+    // cp1 also hosts the cluster DNS pod: the kube-dns Service's one endpoint is gone too.
+    expect(expected(hybrid, 'node-endpoint-blackholed', 'cp1').must).to.deep.equal(
+      ids(hybrid, /^pod-to-service\/[a-z]+-to-linux\/|^nodeport\/external-to-linux-node\/|\/dns$/),
+    );
   });
 
   it("one node's pods cut from the other OS (win2): its connections to Linux pods and its lookups, one way only", () => {
