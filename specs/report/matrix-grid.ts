@@ -60,7 +60,7 @@ export interface GridAxes {
   source(cell: CellResult): string;
   target(cell: CellResult): string;
   /** Orders rows and columns; absent: the engine's order. */
-  order?(labels: string[], cells: readonly CellResult[]): string[];
+  order?: (labels: string[], cells: readonly CellResult[]) => string[];
 }
 
 /** The overview: one grid per via, rows and columns are the endpoints' OS labels. */
