@@ -240,11 +240,7 @@ describe('probe', function () {
     });
 
     it('reports refused at the first request for a closed port', async () => {
-      const { signal, line } = await sweep(
-        `http://127.0.0.1:${await closedTcpPort()}`,
-        'pod-b',
-        4,
-      );
+      const { signal, line } = await sweep(`http://127.0.0.1:${await closedTcpPort()}`, 'pod-b', 4);
       // A failed sweep ends like a timed-out probe: no lookup it left behind can hold it up.
       expect(signal).to.equal('SIGKILL');
       expect(line).to.deep.include({ result: 'refused', answers: [] });
