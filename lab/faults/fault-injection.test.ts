@@ -70,6 +70,20 @@ async function fromNewPod(lab: TestLab, node: string, args: string[]): Promise<P
   }
 }
 
+/** The result of GET `path` from `node`'s test pod to `target`'s, on netexec's port. */
+async function podGet(
+  lab: TestLab,
+  w: TestWorkloads,
+  node: string,
+  target: string,
+  path: string,
+): Promise<ProbeReply['result']> {
+  const url = `http://${w.pods[target]!}:8080${path}`;
+  const args = ['http', url, '--timeout-ms', String(PROBE_MS)];
+  return (await lab.cluster.probe(`w-${node}`, lab.namespace, args, { timeoutMs: PROBE_MS + 4000 }))
+    .result;
+}
+
 /** A probe per fault that must fail while it is applied and pass once healed. */
 function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise<boolean>> {
   const plan = lab.cluster.plan;
@@ -192,20 +206,8 @@ describe('fault injection on a netns lab (integration)', function () {
 
   it("link-mtu-too-small: large answers to the node's pods are lost every time, small ones and other directions pass", async () => {
     const current = lab!;
-    const get = async (node: string, target: string, bytes: number) =>
-      (
-        await current.cluster.probe(
-          `w-${node}`,
-          current.namespace,
-          [
-            'http',
-            `http://${workloads.pods[target]!}:8080/big?bytes=${bytes}`,
-            '--timeout-ms',
-            String(PROBE_MS),
-          ],
-          { timeoutMs: PROBE_MS + 4000 },
-        )
-      ).result;
+    const get = (node: string, target: string, bytes: number) =>
+      podGet(current, workloads, node, target, `/big?bytes=${bytes}`);
     await breakFault(current.session, 'link-mtu-too-small', 'win1');
     try {
       for (let i = 0; i < 3; i++) {
@@ -222,20 +224,8 @@ describe('fault injection on a netns lab (integration)', function () {
 
   it('pods-cut-from-other-os on win2: its connections to Linux pods fail, the reverse and its Windows peers work', async () => {
     const current = lab!;
-    const get = async (node: string, target: string) =>
-      (
-        await current.cluster.probe(
-          `w-${node}`,
-          current.namespace,
-          [
-            'http',
-            `http://${workloads.pods[target]!}:8080/clientip`,
-            '--timeout-ms',
-            String(PROBE_MS),
-          ],
-          { timeoutMs: PROBE_MS + 4000 },
-        )
-      ).result;
+    const get = (node: string, target: string) =>
+      podGet(current, workloads, node, target, '/clientip');
     await breakFault(current.session, 'pods-cut-from-other-os', 'win2');
     try {
       for (let i = 0; i < 2; i++) {
