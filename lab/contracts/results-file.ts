@@ -63,7 +63,7 @@ export type Endpoint = z.infer<typeof EndpointSchema>;
 export const CellMetaSchema = z.object({
   /** Row id, stable kebab-case: e.g. `pod-to-pod/windows-to-linux` (lab/contracts/cells.ts). Used as JUnit classname. */
   row: z.string().min(1),
-  /** Cell id: row id plus placement or node and via, e.g. `pod-to-pod/windows-to-linux/cross-node/dns`. */
+  /** Cell id: row id plus placement, node(s) and via, e.g. `pod-to-pod/windows-to-linux/cross-node/win2/lin1/dns`. */
   cell: z.string().min(1),
   /** The mocha test title, e.g. `pod-to-pod windows-to-linux cross-node via dns`. */
   title: z.string(),

@@ -15,7 +15,7 @@ import {
 
 /** What a selector looks at in a cell (a subset of the suite's CellMeta). */
 export interface CellRef {
-  /** Cell id, e.g. `pod-to-pod/linux-to-windows/cross-node/ip`. */
+  /** Cell id, e.g. `pod-to-pod/linux-to-windows/cross-node/lin1/win1/ip`. */
   cell: string;
   /** Node the probe runs on, or `outside`. */
   source: { node: string };

@@ -121,10 +121,10 @@ describe('profiles', () => {
     const nat = expectationFor(profile, 'outbound-nat/windows/win1/ip');
     expect(nat.expected).to.equal(Outcome.Timeout);
     expect(nat.reason).to.contain('https://');
-    expect(expectationFor(profile, 'dns/short-name/windows/dns').expected).to.equal(
+    expect(expectationFor(profile, 'dns/short-name/windows/win2/dns').expected).to.equal(
       Outcome.NxDomain,
     );
-    expect(expectationFor(profile, 'dns/short-name/linux/dns').expected).to.equal(Outcome.Ok);
+    expect(expectationFor(profile, 'dns/short-name/linux/lin1/dns').expected).to.equal(Outcome.Ok);
   });
 
   it('rejects an unknown profile by name', () => {
