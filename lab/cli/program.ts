@@ -1,6 +1,7 @@
 /** The `lab` command line: every command and option, built without running anything. */
 import { spawnSync } from 'node:child_process';
 import { Command } from 'commander';
+import { LabError } from '../errors.ts';
 import { labDown, labReap, labStatus, labUp } from '../lifecycle/lab-lifecycle.ts';
 import { openLab } from '../lifecycle/open-lab.ts';
 import { planLab, serializePlan } from '../plan/plan-lab.ts';
@@ -10,6 +11,12 @@ import type { LabStore } from '../state/lab-store.ts';
 import { registerFaultCommands } from './fault-commands.ts';
 import { formatStatus } from './format-status.ts';
 import { registerHistoryCommands } from './history-commands.ts';
+
+function noSnapshots(name: string, provider: string): LabError {
+  return new LabError(`lab ${name} (${provider}) cannot take or restore snapshots`, {
+    hint: 'snapshots are of VM labs (provider: libvirt)',
+  });
+}
 
 /** `lab` over the labs in `store`, printing through `out`. */
 export function labProgram(
@@ -27,7 +34,21 @@ export function labProgram(
       '--spec <file|preset|shorthand>',
       'a spec file, a preset name or k8s-<provider>-<cp>-<lin>-<win>',
     )
-    .action(async (opts: { spec?: string }) => {
+    .option('--from <snapshot>', 'return a lab that is up to its snapshot (`lab snapshot`)')
+    .option('--lab <name>', 'with --from: the lab (default: $LAB, else .lab/current)')
+    .action(async (opts: { spec?: string; from?: string; lab?: string }) => {
+      if (opts.from !== undefined) {
+        const { name, lab } = await openLab(store, store.resolveName(opts.lab), 'restore');
+        if (lab.restore === undefined) throw noSnapshots(name, lab.plan.provider);
+        const started = performance.now();
+        const took = await lab.restore(opts.from);
+        const steps = Object.entries(took).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`);
+        out(
+          `lab ${name} is back at snapshot ${opts.from} (${((performance.now() - started) / 1000).toFixed(1)} s: ${steps.join(', ')})`,
+        );
+        out(formatStatus(lab.plan, await lab.status()));
+        return;
+      }
       const loaded = loadSpec(opts.spec, process.cwd());
       const started = performance.now();
       const { plan, lab, alreadyUp } = await labUp(loaded, { store });
@@ -38,6 +59,22 @@ export function labProgram(
           : `lab ${plan.name} is up (${seconds} s)`,
       );
       out(formatStatus(plan, await lab.status()));
+    });
+
+  program
+    .command('snapshot')
+    .description(
+      'snapshot every VM of a lab that is up, memory included; `lab up --from NAME` returns to it',
+    )
+    .argument('<name>')
+    .option('--lab <name>', 'the lab (default: $LAB, else .lab/current)')
+    .action(async (snapshot: string, opts: { lab?: string }) => {
+      const { name, lab } = await openLab(store, store.resolveName(opts.lab), 'snapshot');
+      if (lab.snapshot === undefined) throw noSnapshots(name, lab.plan.provider);
+      const { ms } = await lab.snapshot(snapshot);
+      out(
+        `lab ${name}: snapshot ${snapshot} of ${lab.plan.nodes.length} nodes (${(ms / 1000).toFixed(1)} s)`,
+      );
     });
 
   program

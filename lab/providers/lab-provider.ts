@@ -50,6 +50,10 @@ export interface StartedLab extends AsyncDisposable {
   nodeShell(node: string): NodeShell;
   /** The argv that opens an interactive shell on a node (`lab ssh NODE`). */
   shellCommand(node: string): string[];
+  /** `lab snapshot NAME`: the whole lab as it is now (providers with VMs). */
+  snapshot?(name: string): Promise<{ ms: number }>;
+  /** `lab up --from NAME`: back to a snapshot and ready; milliseconds per step. */
+  restore?(name: string): Promise<Record<string, number>>;
 }
 
 export interface ProviderContext {

@@ -123,18 +123,23 @@ describe('provision() against a recording runner', function () {
     rmSync(stateDir, { recursive: true, force: true });
   });
 
-  it('provisions the control plane first, then the workers in parallel, joining with a fresh token', async () => {
+  it("runs every node's own steps at once, joins the workers once the control plane is up, with a fresh token", async () => {
     const runner = fakeLab();
     const result = await provision(plan, shells(runner), options(runner));
     const scripts = runner.calls
       .map((c, i) => ({ i, host: hostOf(c), script: script(c) }))
       .filter((c) => c.script !== '');
+    const cpInit = scripts.find((c) => c.script === 'kubeadm-init.sh')!.i;
     const cpDone = scripts.find((c) => c.script === 'apply-manifests.sh')!.i;
     const workers = scripts.filter((c) => c.host !== '2');
     expect(workers.length).to.be.greaterThan(8);
     expect(
-      workers.every((c) => c.i > cpDone),
-      'no worker step before the control plane is done',
+      workers.some((c) => c.i < cpInit),
+      "workers' own steps run while the control plane comes up",
+    ).to.equal(true);
+    expect(
+      workers.filter((c) => c.script.startsWith('kubeadm-join')).every((c) => c.i > cpDone),
+      'no worker joins before the control plane is done',
     ).to.equal(true);
     const lin = workers.filter((c) => c.host === '3').map((c) => c.i);
     const win = workers.filter((c) => c.host === '4').map((c) => c.i);

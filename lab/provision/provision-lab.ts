@@ -1,7 +1,8 @@
 /**
  * `provision(plan, targets, options)`: turns the VMs of a `cluster: kubeadm` lab into a hybrid
- * Kubernetes cluster. The control plane first, then every worker in parallel; re-running it on
- * a provisioned lab changes nothing. The libvirt provider calls it once its VMs answer SSH.
+ * Kubernetes cluster. Every node's own steps (artifacts, runtime, images) run at once, the control
+ * plane's init among them; each worker joins once the control plane is up. Re-running it on a
+ * provisioned lab changes nothing. The libvirt provider calls it once its VMs answer SSH.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -151,26 +152,34 @@ export async function provision(
   });
   const cpSteps = controlPlaneSteps();
   let kubeconfig = '';
-  await progress.step(`control plane ${cp.name}`, async () => {
+  const workers = plan.nodes.filter((n) => n !== cp);
+  const controlPlaneUp = async (): Promise<void> => {
     await run.prepare(cp);
     await run.run(cp, [...linuxBaseSteps(needs), ...cpSteps.init]);
     kubeconfig = await run.exportKubeconfig(cp);
     await run.run(cp, [...cpSteps.addons, registerStep(plan.id, cp)]);
+  };
+  const cpUp = controlPlaneUp();
+  // Which workers still join, and their secrets: asked of the control plane once, when it is up.
+  const joining = cpUp.then(async () => {
+    const pending = new Set(await run.unregistered(cp));
+    const input = workers.some((w) => pending.has(w.name)) ? await run.joinSecrets(cp) : undefined;
+    return { pending, input };
   });
-  const workers = plan.nodes.filter((n) => n !== cp);
-  const pending = new Set(await run.unregistered(cp));
-  const input = workers.some((w) => pending.has(w.name)) ? await run.joinSecrets(cp) : undefined;
-  await progress.parallel(
-    workers.map((node) => ({
+  joining.catch(() => undefined); // the control plane's own step reports its failure
+  await progress.parallel([
+    { title: `control plane ${cp.name}`, run: () => cpUp },
+    ...workers.map((node) => ({
       title: `${node.os} worker ${node.name}`,
       run: async () => {
         await run.prepare(node);
         await run.run(node, node.os === 'linux' ? linuxBaseSteps(needs) : windowsBaseSteps());
+        const { pending, input } = await joining;
         await run.run(node, [joinStep(node, pending.has(node.name) ? input : undefined)]);
         await run.run(cp, [registerStep(plan.id, node)]);
       },
     })),
-  );
+  ]);
   await progress.step('every node Ready', () => run.run(cp, [readyStep()]));
   options.log.info({ changed: run.changed(), kubeconfig }, 'lab provisioned');
   return { kubeconfig, reports: run.reports, changed: run.changed() };

@@ -10,6 +10,8 @@ import {
 import { openLab } from '../../lab/lifecycle/open-lab.ts';
 import { fileLogger } from '../../lab/log/logger.ts';
 import { kubeconfigPath } from '../../lab/providers/existing/existing-provider.ts';
+import { LibvirtStartedLab } from '../../lab/providers/libvirt/libvirt-started-lab.ts';
+import type { StartedLab } from '../../lab/providers/lab-provider.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
 import { EmulatedDriver } from './emulated-driver.ts';
 import type { KubernetesSettings } from './kubernetes/kubernetes-settings.ts';
@@ -66,17 +68,25 @@ export async function openDriver(
       ...(settings?.kubeadm.agnhostImage === undefined
         ? {}
         : { image: settings.kubeadm.agnhostImage }),
-      facts: labFacts(plan, settings),
+      facts: labFacts(plan, settings, lab),
     },
   );
 }
 
 /** What a real lab says of itself in the results: how its Kubernetes was built, what its nodes are. */
-function labFacts(plan: LabPlan, settings: ProvisionSettings | undefined): Record<string, string> {
+function labFacts(
+  plan: LabPlan,
+  settings: ProvisionSettings | undefined,
+  lab: StartedLab,
+): Record<string, string> {
   const facts: Record<string, string> = {};
   if (plan.provider === 'netns') {
     facts.nodes =
       'Linux only: network, mount and UTS namespaces of one host, each running its own containerd, kubelet and kube-proxy';
+  }
+  if (lab instanceof LibvirtStartedLab) {
+    const drivers = [...new Set(lab.state.hypervisors.map((h) => h.driver))];
+    facts.nodes = `Vagrant + libvirt VMs, one per node, driver ${drivers.join('/')}${drivers.includes('qemu') ? ' (QEMU software emulation: slow, not emulated networking)' : ''}`;
   }
   if (settings?.artifacts.kind === 'dir') {
     const provenance = artifactProvenance(settings.artifacts.dir);

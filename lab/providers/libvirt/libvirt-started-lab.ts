@@ -9,6 +9,15 @@ import type { LibvirtState } from './libvirt-state.ts';
 import { labTarget, teardown } from './libvirt-teardown.ts';
 import type { SshNodeShell } from '../../remote/ssh-node-shell.ts';
 import { vmShell } from './vm-shell.ts';
+import {
+  restoreSnapshot,
+  saveSnapshot,
+  type RestoreTimings,
+  type SnapshotRecord,
+} from './lab-snapshots.ts';
+import { scriptCommand } from '../../provision/step-runner.ts';
+import { controlPlaneOf } from '../../provision/kubeadm-config.ts';
+import { pollFor } from '../../wait/poll.ts';
 import { Virsh } from './virsh.ts';
 
 export class LibvirtStartedLab implements StartedLab {
@@ -57,6 +66,38 @@ export class LibvirtStartedLab implements StartedLab {
       labTarget(this.context.runner, this.plan, this.context.stateDir),
     ).then(() => undefined);
     return this.#down;
+  }
+
+  /** `lab snapshot NAME`: every domain at once, memory included. */
+  snapshot(name: string): Promise<SnapshotRecord> {
+    return saveSnapshot(this.context, this.plan, this.state, name);
+  }
+
+  /** `lab up --from NAME`: back to the snapshot, then waits until the lab is ready again. */
+  restore(name: string): Promise<RestoreTimings> {
+    return restoreSnapshot(
+      this.context,
+      this.plan,
+      this.state,
+      name,
+      (node) => this.nodeShell(node),
+      () => this.#ready(),
+    );
+  }
+
+  /** A kubeadm lab: every node Ready (asked on the control plane); else every VM answers. */
+  async #ready(): Promise<void> {
+    if (this.plan.cluster === 'kubeadm') {
+      const cp = controlPlaneOf(this.plan);
+      await this.nodeShell(cp.name).exec(scriptCommand('linux', 'wait-nodes-ready.sh', []), {
+        timeoutMs: 11 * 60_000,
+      });
+      return;
+    }
+    await pollFor('every VM of the lab answering', async () => (await this.status()).ready, {
+      timeoutMs: 5 * 60_000,
+      intervalMs: 2000,
+    });
   }
 
   [Symbol.asyncDispose](): Promise<void> {

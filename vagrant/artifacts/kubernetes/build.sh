@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Kubernetes v1.20.2 artifact cache from Debian alone: the server and node binaries
 # from Debian bookworm's `kubernetes` source package (the full upstream v1.20.2 tree with
-# vendor/), our minimal crictl and cluster DNS stand-in, and the container images kubeadm
-# wants as docker-archive tarballs. Cached by the hash of this folder: a cache hit returns at
+# vendor/), our minimal crictl and cluster DNS stand-in, the container images kubeadm wants as
+# docker-archive tarballs, and the Debian packages VM nodes install offline (containerd, runc,
+# CNI plugins...: vagrant/scripts/linux/stage-debian-packages.sh, part of the recipe). Cached by the hash of this folder: a cache hit returns at
 # once; a build goes to a work folder and is renamed into place only when complete.
 #
 # Usage: build.sh [--force] [--cold]
@@ -31,6 +32,7 @@ KUBE_TARGETS=(cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-scheduler 
   cmd/kubeadm cmd/kubectl test/images/agnhost hybrid-lab/crictl hybrid-lab/hl-cluster-dns)
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+STAGE_DEBS=$HERE/../../scripts/linux/stage-debian-packages.sh
 CACHE=${HL_K8S_CACHE:-/var/cache/hybrid-lab/kubernetes}
 
 force=false cold=false
@@ -57,7 +59,8 @@ MIRROR=${MIRROR:-http://deb.debian.org/debian}
 
 [ "$(id -u)" -eq 0 ] || die "run as root (apt-get, debootstrap, chroot)"
 
-recipe_hash=$(cd "$HERE" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
+recipe_hash=$( (cd "$HERE" && find . -type f -print0 | sort -z | xargs -0 sha256sum) | cat - <(sha256sum <"$STAGE_DEBS") |
+  sha256sum | cut -c1-12)
 dest=$CACHE/$recipe_hash
 # Prints the tree and points the version link at it (atomically: a new link, then a rename).
 finished() {
@@ -145,6 +148,16 @@ apt_private() {
   "$tool" -q -o Dir::Etc::sourcelist="$APT_DIR/sources.list" -o Dir::Etc::sourceparts=- \
     -o Dir::State::Lists="$APT_DIR/lists" -o Dir::Cache="$APT_DIR/cache" \
     -o APT::Sandbox::User=root "$@"
+}
+
+# The Debian packages VM nodes install with no way out, with a Packages index, into the tree.
+# The staging script runs apt-get and apt-cache: APT_CONFIG hands them the private configuration.
+stage_debs() {
+  local conf=$WORK/apt-private.conf
+  printf 'Dir::Etc::sourcelist "%s";\nDir::Etc::sourceparts "-";\nDir::State::Lists "%s";\nDir::Cache "%s";\nAPT::Sandbox::User "root";\n' \
+    "$APT_DIR/sources.list" "$APT_DIR/lists" "$APT_DIR/cache" >"$conf"
+  APT_CONFIG=$conf bash "$STAGE_DEBS" "$OUT" >"$WORK/logs/stage-debs.log" 2>&1 ||
+    { tail -20 "$WORK/logs/stage-debs.log" >&2; die "staging the nodes' Debian packages failed"; }
 }
 
 install_build_packages() {
@@ -491,6 +504,8 @@ phase debootstrap-wait
 finish_debootstrap
 phase images
 build_images
+phase debs
+stage_debs
 phase_end
 TIMINGS+=("total=$(($(date +%s) - started))")
 write_recipe
