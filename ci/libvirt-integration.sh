@@ -4,9 +4,10 @@
 # qemu+ssh:// hypervisor entry) inside the namespace, runs
 # lab/providers/libvirt/libvirt-integration.test.ts there, then removes the namespace and stops
 # every daemon it started. VM traffic never leaves the namespace. Re-runnable; root only.
-# The Debian packages the Linux steps install on a VM are staged first, in this (root) namespace:
-# only here is the mirror reachable, never from the VMs (HL_IT_ARTIFACTS_CACHE: where; default
-# /var/cache/hybrid-lab/libvirt-it-artifacts, reused until stage-debian-packages.sh changes).
+# The artifact cache the kubeadm lab's VMs install from (Kubernetes 1.20.2 built from Debian's
+# source, images, the nodes' Debian packages) is built first, in this (root) namespace: only here
+# is the mirror reachable, never from the VMs (vagrant/artifacts/kubernetes/build.sh; a cache
+# hit unless its recipe changed).
 # Then the provider benchmark (HL_LIBVIRT_BENCH=0 skips it) into test-results/bench.json ("libvirt").
 # shellcheck disable=SC2317 # the functions run through step() and the EXIT trap
 set -euo pipefail
@@ -21,8 +22,7 @@ LAB_GATEWAY=192.168.200.1/24
 EXTERNAL=198.51.100.1/24
 APT_PACKAGES=(vagrant vagrant-libvirt libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils
   debootstrap fdisk openssh-server openssh-client dnsmasq-base ebtables iproute2 procps dpkg-dev tini)
-STAGE_SCRIPT=vagrant/scripts/linux/stage-debian-packages.sh
-ARTIFACTS=${HL_IT_ARTIFACTS_CACHE:-/var/cache/hybrid-lab/libvirt-it-artifacts}
+ARTIFACTS=''
 
 log() { printf '%s libvirt-it: %s\n' "$(date +%T)" "$*"; }
 started_at=$(date +%s)
@@ -82,6 +82,7 @@ cleanup() {
   [ "$made_run_sshd" = false ] || rmdir /run/sshd 2>/dev/null || true
   # libvirt's per-domain logs and the ssh hypervisor's console logs of this test's labs.
   rm -f /var/log/libvirt/qemu/hl-libvirt-emulated_* /var/log/libvirt/qemu/hl-libvirt-reap_* \
+    /var/log/libvirt/qemu/hl-libvirt-kubeadm_* \
     /var/log/libvirt/qemu/hl-bench-par_* /var/log/libvirt/qemu/hl-bench-seq_*
   vagrant global-status --prune >/dev/null 2>&1 || true
   [ -z "$work" ] || rm -rf "$work"
@@ -119,21 +120,9 @@ refuse_foreign_libvirtd() {
   fi
 }
 
-# The artifact cache's Debian repository, kept until the staging script changes (as the box is
-# until its recipe does); staged aside and renamed, so an interrupted run is never reused.
-stage_artifacts() {
-  local want tmp="$ARTIFACTS.tmp"
-  want=$(sha256sum "$STAGE_SCRIPT" | cut -c1-16)
-  if [ -s "$ARTIFACTS/debian/bookworm/amd64/Packages" ] && [ "$(cat "$ARTIFACTS/.staged-by" 2>/dev/null)" = "$want" ]; then
-    log "reusing the Debian packages in $ARTIFACTS"
-    return 0
-  fi
-  rm -rf "$tmp"
-  apt-get update -qq
-  bash "$STAGE_SCRIPT" "$tmp"
-  echo "$want" >"$tmp/.staged-by"
-  rm -rf "$ARTIFACTS"
-  mv "$tmp" "$ARTIFACTS"
+build_artifacts() {
+  ARTIFACTS=$(bash vagrant/artifacts/kubernetes/build.sh | tail -n1)
+  log "artifact cache: $ARTIFACTS"
 }
 
 setup_namespace() {
@@ -201,6 +190,10 @@ run_test() {
     dest="test-results/libvirt/$(basename "$(dirname "$dir")")-logs"
     rm -rf "$dest" && cp -r "$dir" "$dest"
   done
+  # The kubeadm lab's phases and its snapshot restore against a fresh up.
+  if [ -s test-results/libvirt/kubeadm-bench.json ]; then
+    merge_bench libvirtKubeadm test-results/libvirt/kubeadm-bench.json
+  fi
 }
 
 # The provider benchmark (two hypervisors in parallel vs one after the other), when asked for.
@@ -211,12 +204,18 @@ run_bench() {
     HL_IT_SSH_URI="qemu+ssh://root@127.0.0.1:$SSH_PORT/system?keyfile=$work/id_ed25519" \
     node --import tsx specs/bench/libvirt-bench.ts >test-results/libvirt/bench.json
   cat test-results/libvirt/bench.json
-  # npm run bench writes the netns figures beside these and keeps them.
+  merge_bench libvirt test-results/libvirt/bench.json
+}
+
+# Puts FILE's figures under KEY of test-results/bench.json; npm run bench writes the netns
+# figures beside them and keeps them.
+merge_bench() {
+  # shellcheck disable=SC2016 # JavaScript, not shell
   node -e '
     const fs = require("fs"), out = "test-results/bench.json";
     const all = fs.existsSync(out) ? JSON.parse(fs.readFileSync(out, "utf8")) : {};
-    all.libvirt = JSON.parse(fs.readFileSync("test-results/libvirt/bench.json", "utf8"));
-    fs.writeFileSync(out, JSON.stringify(all, null, 2) + "\n");'
+    all[process.argv[1]] = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+    fs.writeFileSync(out, JSON.stringify(all, null, 2) + "\n");' "$1" "$2"
 }
 
 main() {
@@ -228,7 +227,7 @@ main() {
   step packages install_packages
   refuse_foreign_libvirtd
   step box bash vagrant/boxes/debian/build.sh
-  step artifacts stage_artifacts
+  step artifacts build_artifacts
   step namespace setup_namespace
   step daemons start_daemons
   test_rc=1

@@ -166,8 +166,11 @@ export class StepRunner {
   async action<T>(node: string, step: string, run: () => Promise<T>): Promise<T> {
     const { attempts, redactor, logs } = this.options;
     for (let attempt = 1; ; attempt++) {
+      const began = performance.now();
       try {
-        return await run();
+        const result = await run();
+        logs.write(node, step, `(done, ${Math.round(performance.now() - began)} ms)`);
+        return result;
       } catch (error) {
         if (!(error instanceof CommandError)) throw error;
         const transient = isTransient({

@@ -7,13 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import type { CommandRunner, RunResult } from '../exec/command-runner.ts';
-import type { LabPlan } from '../plan/lab-plan.ts';
-import { targetsFromSshConfig } from '../provision/ssh-config.ts';
-import type { SshTarget } from '../remote/ssh-node-shell.ts';
 import { registeredProviders } from '../providers/registry.ts';
 import { labProcesses } from '../exec/lab-processes.ts';
-import { libvirtDir } from '../providers/libvirt/libvirt-names.ts';
-import { LibvirtStateStore } from '../providers/libvirt/libvirt-state.ts';
 import { Virsh, type LabResource } from '../providers/libvirt/virsh.ts';
 import { missing, optIn, type Skip } from './skip.ts';
 
@@ -29,7 +24,7 @@ export interface ItEnvironment {
   /** The `.lab` folder the test's labs live in. */
   labHome: string;
   resultsDir: string;
-  /** The artifact cache staged on the host (HL_IT_ARTIFACTS), if any: Debian packages. */
+  /** The artifact cache built on the host (HL_IT_ARTIFACTS), if any: Kubernetes 1.20.2 and the nodes' Debian packages. */
   artifacts?: string;
 }
 
@@ -58,15 +53,24 @@ export function itEnvironment(env = process.env): ItEnvironment | Skip {
 }
 
 /**
- * The libvirt-emulated preset on two hypervisor entries sharing one bridge: hv1 as
- * qemu:///system, hv2 through ssh. Nodes spread round-robin (cp1, win1 on hv1; lin1 on hv2).
+ * A libvirt preset (libvirt-emulated unless named) on two hypervisor entries sharing one
+ * bridge: hv1 as qemu:///system, hv2 through ssh. Nodes spread round-robin (the first and third
+ * on hv1, the second on hv2); a kubeadm preset installs from the test's artifact cache.
  */
-export function itSpec(it: ItEnvironment, name: string, nodes?: number): string {
+export function itSpec(
+  it: ItEnvironment,
+  name: string,
+  nodes?: number,
+  presetName = 'libvirt-emulated',
+): string {
   const preset = parse(
-    readFileSync(join(REPO, 'lab/presets/libvirt-emulated.yaml'), 'utf8'),
+    readFileSync(join(REPO, `lab/presets/${presetName}.yaml`), 'utf8'),
   ) as Record<string, unknown> & { nodes: unknown[] };
   const spec = {
     ...preset,
+    ...(preset.cluster === 'kubeadm' && it.artifacts !== undefined
+      ? { artifacts: { dir: it.artifacts } }
+      : {}),
     name,
     network: { mode: 'bridge', bridge: it.bridge },
     hypervisors: [
@@ -78,16 +82,6 @@ export function itSpec(it: ItEnvironment, name: string, nodes?: number): string 
   const file = join(it.labHome, `${name}.yaml`);
   writeFileSync(file, stringify(spec));
   return file;
-}
-
-/** How the provisioner reaches `node` of the running lab `name` (its ssh_config), for `plan`. */
-export function labTarget(it: ItEnvironment, name: string, plan: LabPlan, node: string): SshTarget {
-  const state = new LibvirtStateStore(libvirtDir(join(it.labHome, name))).read();
-  const target = targetsFromSshConfig(readFileSync(state.sshConfig, 'utf8'), plan).find(
-    (t) => t.node === node,
-  );
-  if (target === undefined) throw new Error(`${node} is not a node of plan ${plan.name}`);
-  return target;
 }
 
 /** `lab ARGS...` as a user runs it (npm run lab), output captured. */

@@ -1,20 +1,18 @@
 /**
- * Issue 5 end to end on real VMs (QEMU): the libvirt-emulated preset on two hypervisor entries
- * (qemu:///system and qemu+ssh://), the conformance suite on it, the Linux node steps twice on
- * one VM from the artifact cache (the VMs have no way out), `lab down` leaving nothing, and
- * `lab reap` after the harness was killed during `up`. Runs inside the namespace
+ * Issues 5 and 19 end to end on real VMs (QEMU): on two hypervisor entries (qemu:///system and
+ * qemu+ssh://), the libvirt-emulated preset with the conformance suite, then the libvirt-kubeadm
+ * preset — real Kubernetes 1.20.2 from the artifact cache, the VMs with no way out — provisioned
+ * twice, snapshotted and restored, and the suite on it; `lab down` leaving nothing each time, and
+ * `lab reap` after the harness was killed while provisioning. Runs inside the namespace
  * ci/libvirt-integration.sh sets up; skips with the reason anywhere else.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { pollUntil } from '../../wait/poll.ts';
 import { ExecaRunner } from '../../exec/execa-runner.ts';
 import { processAlive } from '../../exec/process-alive.ts';
 import { silentLogger } from '../../log/logger.ts';
-import { componentVersions } from '../../provision/component-versions.ts';
-import { LinuxStepsCheck, writeStandInImages } from '../../testing/linux-steps-check.ts';
-import { kubeadmPlan } from '../../testing/kubeadm-plans.ts';
 import { labProcesses } from '../../exec/lab-processes.ts';
 import {
   REPO,
@@ -22,7 +20,6 @@ import {
   itEnvironment,
   itSpec,
   lab,
-  labTarget,
   labUpInBackground,
   leftovers,
   virshMentions,
@@ -50,6 +47,28 @@ const NO_WAY_OUT = {
   'connecting to 1.1.1.1:443': 'timeout 10 bash -c "exec 3<>/dev/tcp/1.1.1.1/443"',
 };
 
+/**
+ * Seconds per phase of a kubeadm lab's `up`: the VMs' (state.json) and each node's provisioning
+ * steps, from the first `(exit 0, N ms)` or `(done, N ms)` of each step in its log.
+ */
+function upPhases(stateDir: string): Record<string, number> {
+  const s = (ms: number): number => Math.round(ms / 100) / 10;
+  const state = JSON.parse(readFileSync(join(stateDir, 'libvirt/state.json'), 'utf8')) as {
+    timings: Record<string, number>;
+  };
+  const phases: Record<string, number> = {};
+  for (const [key, ms] of Object.entries(state.timings)) phases[key.replace(/Ms$/, '')] = s(ms);
+  const logs = join(stateDir, 'logs', 'provision');
+  for (const file of readdirSync(logs).filter((f) => f.endsWith('.log'))) {
+    const node = file.replace(/\.log$/, '');
+    for (const m of readFileSync(join(logs, file), 'utf8').matchAll(
+      /\[([\w-]+)\] \((?:exit 0|done), (\d+) ms\)/g,
+    ))
+      phases[`${node}.${m[1]}`] ??= s(Number(m[2]));
+  }
+  return phases;
+}
+
 function ok(result: { exitCode: number; stdout: string; stderr: string }, what: string): void {
   expect(result.exitCode, `${what} failed:\n${result.stdout}\n${result.stderr}`).to.equal(0);
 }
@@ -60,7 +79,7 @@ function suite(environment: ItEnvironment): void {
   after(async function () {
     // Whatever a failed step left: the reaper is the safety net of the test as of the product.
     // Only this test's labs: a bare `lab reap` would also take other labs on this machine.
-    for (const name of ['libvirt-emulated', 'libvirt-reap'])
+    for (const name of ['libvirt-emulated', 'libvirt-kubeadm', 'libvirt-reap'])
       await lab(runner, env(), ['reap', '--lab', name]);
     writeFileSync(
       join(env().resultsDir, 'libvirt-timings.json'),
@@ -187,44 +206,6 @@ function suite(environment: ItEnvironment): void {
       expect(run.stdout).to.match(/console log stays on remote hypervisor hv2/);
     });
 
-    it('runs the Linux node steps twice on lin1 from the artifact cache, no way out; Kubernetes stops at "artifact missing"', async function () {
-      const cache = env().artifacts;
-      if (cache === undefined) {
-        skipTest(
-          this,
-          missing(
-            'HL_IT_ARTIFACTS is not set (ci/libvirt-integration.sh stages the Debian packages there)',
-          ),
-        );
-      }
-      // A kubeadm plan whose node names are the emulated lab's: lin1 is the same VM in both.
-      const plan = kubeadmPlan({ windows: false });
-      await writeStandInImages(runner, cache, componentVersions(plan));
-      const check = new LinuxStepsCheck({
-        runner,
-        plan,
-        target: labTarget(env(), 'libvirt-emulated', plan, 'lin1'),
-        cache,
-        stateDir: join(env().labHome, 'linux-steps'),
-        // The emulated dataplane's pods keep running in the VM and write their own state.
-        volatile: ['/var/lib/hybrid-lab'],
-      });
-      for (const [what, probe] of Object.entries(NO_WAY_OUT)) {
-        const result = await check.root(probe, false);
-        expect(result.exitCode, `${what} from lin1:\n${result.stdout}`).to.not.equal(0);
-      }
-      try {
-        await check.firstRun();
-        await check.secondRun();
-        await check.kubernetesStops();
-      } catch (error) {
-        process.stdout.write(`${check.logTail()}\n`);
-        throw error;
-      } finally {
-        for (const [key, s] of Object.entries(check.seconds)) timings[`linuxSteps.${key}`] = s;
-      }
-    });
-
     it('goes down leaving no domain, network, volume or process of the lab', async function () {
       ok(
         await timed('down', () => lab(runner, env(), ['down', '--lab', 'libvirt-emulated'])),
@@ -236,26 +217,209 @@ function suite(environment: ItEnvironment): void {
     });
   });
 
-  describe('a harness killed during up', function () {
+  describe('the libvirt-kubeadm preset: real Kubernetes 1.20.2 on the VMs (issue 19)', function () {
+    const name = 'libvirt-kubeadm';
+    const labId = `hl-${name}`;
+    const bench: Record<string, unknown> = {};
+    const kubectl = (args: string): string[] => [
+      'kubectl',
+      '--kubeconfig=/etc/kubernetes/admin.conf',
+      ...args.split(' '),
+    ];
+    const onNode = (node: string, argv: string[]) =>
+      lab(runner, env(), ['ssh', node, '--lab', name, '--', ...argv]);
+    /** What a second provisioning must leave as it is on a node: configs, services, containers. */
+    const fingerprint = async (node: string): Promise<string> => {
+      const script = [
+        'sha256sum /etc/kubernetes/*.conf /etc/kubernetes/manifests/* /var/lib/kubelet/config.yaml /etc/containerd/config.toml 2>/dev/null',
+        'systemctl show -p ActiveEnterTimestampMonotonic -p NRestarts kubelet containerd',
+        'ctr -n k8s.io containers ls -q | sort',
+        'ctr -n k8s.io images ls -q | sort',
+      ].join('; ');
+      const result = await onNode(node, ['sh', '-c', JSON.stringify(script)]);
+      ok(result, `fingerprint of ${node}`);
+      return result.stdout;
+    };
+
+    before(function () {
+      if (env().artifacts === undefined) {
+        skipTest(
+          this,
+          missing(
+            'HL_IT_ARTIFACTS is not set (ci/libvirt-integration.sh builds the artifact cache)',
+          ),
+        );
+      }
+    });
+
+    after(function () {
+      writeFileSync(
+        join(env().resultsDir, 'kubeadm-bench.json'),
+        `${JSON.stringify(bench, null, 2)}\n`,
+      );
+    });
+
+    it('comes up from the Debian-built artifact cache with no way out of the VMs: kubeadm init and joins for real, every node Ready', async function () {
+      const spec = itSpec(env(), name, undefined, 'libvirt-kubeadm');
+      const up = await timed('kubeadm.up', () => lab(runner, env(), ['up', '--spec', spec]));
+      ok(up, 'lab up');
+      bench.freshUpSeconds = timings['kubeadm.up'];
+      const status = await lab(runner, env(), ['status', '--lab', name, '--json']);
+      ok(status, 'lab status');
+      expect(JSON.parse(status.stdout)).to.include({ ready: true, emulated: false });
+      const nodes = await onNode('cp1', kubectl('get nodes --no-headers'));
+      ok(nodes, 'kubectl get nodes');
+      expect(
+        nodes.stdout.split('\n').filter((l) => / Ready /.test(l) && /v1\.20\.2/.test(l)),
+      ).to.have.length(3, nodes.stdout);
+      for (const node of ['cp1', 'lin1', 'lin2']) {
+        for (const [what, probe] of Object.entries(NO_WAY_OUT)) {
+          const result = await onNode(node, ['sh', '-c', JSON.stringify(probe)]);
+          expect(result.exitCode, `${what} from ${node}`).to.not.equal(0);
+        }
+      }
+      bench.phasesSeconds = upPhases(join(env().labHome, name));
+      process.stdout.write(`      phases (s): ${JSON.stringify(bench.phasesSeconds)}\n`);
+    });
+
+    it('provisioned a second time, changes nothing: 0 changes reported, the nodes as they were', async function () {
+      const nodes = ['cp1', 'lin1', 'lin2'];
+      const before = await Promise.all(nodes.map(fingerprint));
+      const again = await timed('kubeadm.provisionAgain', () =>
+        lab(runner, env(), ['provision', '--lab', name]),
+      );
+      ok(again, 'lab provision');
+      expect(again.stdout).to.match(/provisioned: 0 changes/);
+      const after = await Promise.all(nodes.map(fingerprint));
+      nodes.forEach((node, i) => expect(after[i], node).to.equal(before[i]));
+      bench.provisionAgainSeconds = timings['kubeadm.provisionAgain'];
+    });
+
+    it('comes back from a snapshot in seconds, undoing what happened after it', async function () {
+      const snap = await timed('kubeadm.snapshot', () =>
+        lab(runner, env(), ['snapshot', 'provisioned', '--lab', name]),
+      );
+      ok(snap, 'lab snapshot');
+      // After the snapshot: a namespace made, a worker's kubelet stopped.
+      ok(await onNode('cp1', kubectl('create namespace hl-after-snapshot')), 'create namespace');
+      ok(await onNode('lin2', ['systemctl', 'stop', 'kubelet']), 'stop kubelet on lin2');
+      const restore = await timed('kubeadm.restore', () =>
+        lab(runner, env(), ['up', '--from', 'provisioned', '--lab', name]),
+      );
+      ok(restore, 'lab up --from');
+      expect(restore.stdout).to.match(/is back at snapshot provisioned/);
+      const gone = await onNode('cp1', kubectl('get namespace hl-after-snapshot'));
+      expect(gone.exitCode, 'the namespace made after the snapshot').to.not.equal(0);
+      const kubelet = await onNode('lin2', ['systemctl', 'is-active', 'kubelet']);
+      expect(kubelet.stdout.trim()).to.equal('active');
+      bench.snapshotSeconds = timings['kubeadm.snapshot'];
+      bench.restoreSeconds = timings['kubeadm.restore'];
+      bench.restoreSteps = restore.stdout.match(/\((.*)\)/)?.[1];
+      bench.freshUpOverRestore =
+        Math.round((timings['kubeadm.up']! / timings['kubeadm.restore']!) * 10) / 10;
+    });
+
+    it('passes the suite on the restored lab, labelled real: Kubernetes 1.20.2 built from Debian, on VMs', async function () {
+      const results = join(env().resultsDir, 'kubeadm-suite');
+      const suite = await timed('kubeadm.suite', () =>
+        runner.run('npm', ['test'], {
+          cwd: REPO,
+          env: {
+            LAB: name,
+            LAB_HOME: env().labHome,
+            RESULTS_DIR: results,
+            CI: 'true',
+            CONCURRENCY: '3',
+          },
+          check: false,
+          timeoutMs: 2_400_000,
+        }),
+      );
+      process.stdout.write(
+        suite.stdout
+          .split('\n')
+          .filter((l) => /passing|failing|pending|\d\) /.test(l))
+          .map((l) => `      suite: ${l.trim()}\n`)
+          .join(''),
+      );
+      const report = JSON.parse(readFileSync(join(results, 'results.json'), 'utf8')) as {
+        run: { emulated: boolean; provider: string };
+        cells: { cell: string; verdict: string; detail: string }[];
+        totals: { passed: number };
+      };
+      expect(report.run).to.include({ emulated: false, provider: 'libvirt' });
+      const failed = report.cells.filter(
+        (c) => c.verdict === 'fail' || c.verdict === 'infra-error',
+      );
+      expect(failed.map((c) => `${c.cell}: ${c.detail}`)).to.deep.equal([]);
+      ok(suite, 'npm test');
+      // Every Linux cell of three Linux nodes; only Windows cells skip.
+      const skipped = report.cells.filter((c) => c.verdict === 'skipped');
+      expect(skipped.filter((c) => !/windows/.test(c.cell)).map((c) => c.cell)).to.deep.equal([]);
+      expect(report.totals.passed).to.be.greaterThan(60);
+      const summary = readFileSync(join(results, 'summary.md'), 'utf8');
+      expect(summary).to.include('built from Debian').and.to.include('v1.20.2');
+      expect(summary).to.include('QEMU software emulation');
+      const junit = join(results, 'junit_01.xml');
+      expect(readFileSync(junit, 'utf8')).to.include('name="emulated" value="no"');
+      ok(
+        await runner.run(
+          'xmllint',
+          ['--noout', '--schema', join(REPO, 'specs/report/junit.xsd'), junit],
+          {
+            check: false,
+          },
+        ),
+        'xmllint',
+      );
+      bench.suiteSeconds = timings['kubeadm.suite'];
+      bench.suitePassed = report.totals.passed;
+    });
+
+    it('goes down leaving no domain, network, volume or process of the lab', async function () {
+      ok(
+        await timed('kubeadm.down', () => lab(runner, env(), ['down', '--lab', name])),
+        'lab down',
+      );
+      expect(await leftovers(runner, env(), labId)).to.deep.equal([]);
+      for (const uri of URIS(env()))
+        expect(await virshMentions(runner, uri, labId), uri).to.deep.equal([]);
+    });
+  });
+
+  describe('a harness killed while provisioning a kubeadm lab', function () {
     const labId = 'hl-libvirt-reap';
 
     it('leaves pieces that lab reap removes: no domain, volume, network or process', async function () {
-      const spec = itSpec(env(), 'libvirt-reap', 2);
+      if (env().artifacts === undefined) {
+        skipTest(
+          this,
+          missing(
+            'HL_IT_ARTIFACTS is not set (ci/libvirt-integration.sh builds the artifact cache)',
+          ),
+        );
+      }
+      const spec = itSpec(env(), 'libvirt-reap', 2, 'libvirt-kubeadm');
       const log = join(env().labHome, 'libvirt-reap-up.log');
       const harness = await labUpInBackground(runner, env(), spec, log);
-      const domain = await pollUntil(
-        'a domain of the lab',
-        async () => {
+      // Killed once the control plane's node steps run: VMs, ssh masters and a step in flight.
+      const provisionLog = join(env().labHome, 'libvirt-reap', 'logs', 'provision', 'cp1.log');
+      await pollUntil(
+        'the control plane being provisioned',
+        () => {
           if (!processAlive(harness.pid))
             throw new Error(`lab up ended early:\n${readFileSync(log, 'utf8')}`);
-          // A node's domain, not the KVM probe's (transient, gone with its virsh).
-          const domains = (await new Virsh(runner, 'qemu:///system').labResources(labId)).filter(
-            (r) => r.kind === 'domain' && /_(cp1|lin1)$/.test(r.name),
+          return Promise.resolve(
+            existsSync(provisionLog) && /\[kernel\]/.test(readFileSync(provisionLog, 'utf8'))
+              ? true
+              : undefined,
           );
-          return domains[0];
         },
-        { timeoutMs: 600_000, intervalMs: 1000 },
+        { timeoutMs: 900_000, intervalMs: 1000 },
       );
+      const domain = (await new Virsh(runner, 'qemu:///system').labResources(labId)).find(
+        (r) => r.kind === 'domain' && /_cp1$/.test(r.name),
+      )!;
       process.kill(harness.pid, 'SIGKILL');
       await harness.exited;
       const pieces = await leftovers(runner, env(), labId);
