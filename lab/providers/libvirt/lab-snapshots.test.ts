@@ -10,6 +10,16 @@ import { libvirtDir } from './libvirt-names.ts';
 import type { LibvirtState } from './libvirt-state.ts';
 import { restoreSnapshot, saveSnapshot, snapshotRecords } from './lab-snapshots.ts';
 
+/** The message a promise rejects with (fails the test when it resolves). */
+async function rejection(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  throw new Error('expected a rejection');
+}
+
 describe('lab snapshots (libvirt)', function () {
   const plan = libvirtPlan({
     hypervisors: [
@@ -38,7 +48,9 @@ describe('lab snapshots (libvirt)', function () {
     stateDir = mkdtempSync(join(tmpdir(), 'hl-snap-'));
     mkdirSync(libvirtDir(stateDir), { recursive: true });
   });
-  afterEach(() => rmSync(stateDir, { recursive: true, force: true }));
+  afterEach(() => {
+    rmSync(stateDir, { recursive: true, force: true });
+  });
 
   it("snapshots each node's domain on its own hypervisor's URI and records the name once", async () => {
     const runner = new RecordingRunner();
@@ -54,10 +66,8 @@ describe('lab snapshots (libvirt)', function () {
         .sort(),
     );
     expect(snapshotRecords(stateDir).map((r) => r.name)).to.deep.equal(['provisioned']);
-    const again = await saveSnapshot(context(runner), plan, state, 'provisioned').catch(
-      (e: Error) => e,
-    );
-    expect(String(again)).to.match(/already has a snapshot 'provisioned'/);
+    const again = await rejection(saveSnapshot(context(runner), plan, state, 'provisioned'));
+    expect(again).to.match(/already has a snapshot 'provisioned'/);
   });
 
   it('is all or nothing: when one domain fails, the snapshots the others took are deleted', async () => {
@@ -65,8 +75,7 @@ describe('lab snapshots (libvirt)', function () {
       exitCode: 1,
       stderr: 'error: disk full',
     });
-    const failed = await saveSnapshot(context(runner), plan, state, 's1').catch((e: Error) => e);
-    expect(failed).to.be.instanceOf(Error);
+    expect(await rejection(saveSnapshot(context(runner), plan, state, 's1'))).to.match(/disk full/);
     const deleted = runner.calls
       .filter((c) => c.args.includes('snapshot-delete'))
       .map((c) => c.args[4]);
@@ -79,19 +88,21 @@ describe('lab snapshots (libvirt)', function () {
 
   it('refuses a bad name or an unknown snapshot before touching any domain', async () => {
     const runner = new RecordingRunner();
-    const bad = await saveSnapshot(context(runner), plan, state, '../x').catch((e: Error) => e);
-    expect(String(bad)).to.match(/snapshot name '..\/x' is not allowed/);
-    const unknown = await restoreSnapshot(
-      context(runner),
-      plan,
-      state,
-      'nope',
-      () => {
-        throw new Error('no shell expected');
-      },
-      () => Promise.resolve(),
-    ).catch((e: Error) => e);
-    expect(String(unknown)).to.match(/has no snapshot 'nope'/);
+    const bad = await rejection(saveSnapshot(context(runner), plan, state, '../x'));
+    expect(bad).to.match(/snapshot name '..\/x' is not allowed/);
+    const unknown = await rejection(
+      restoreSnapshot(
+        context(runner),
+        plan,
+        state,
+        'nope',
+        () => {
+          throw new Error('no shell expected');
+        },
+        () => Promise.resolve(),
+      ),
+    );
+    expect(unknown).to.match(/has no snapshot 'nope'/);
     expect(runner.calls).to.deep.equal([]);
   });
 });
