@@ -15,6 +15,7 @@ import type { ProviderContext } from '../lab-provider.ts';
 import { domainName, libvirtDir, logsDir } from './libvirt-names.ts';
 import { LibvirtStateStore, type LibvirtState } from './libvirt-state.ts';
 import { Virsh } from './virsh.ts';
+import { pollFor } from '../../wait/poll.ts';
 
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -150,6 +151,23 @@ export async function restoreSnapshot(
       // already gone
     }
   }
+  // A guest just reverted may not answer at once (its neighbours are relearnt): plain ssh first.
+  await Promise.all(
+    plan.nodes.map((n) =>
+      pollFor(
+        `ssh to ${n.name} after the revert`,
+        async () =>
+          (
+            await context.runner.run(
+              'ssh',
+              ['-F', state.sshConfig, '-o', 'ControlPath=none', n.name, 'exit 0'],
+              { check: false, timeoutMs: 20_000 },
+            )
+          ).exitCode === 0,
+        { timeoutMs: 180_000, intervalMs: 1000 },
+      ),
+    ),
+  );
   state.masters = await startMasters(
     {
       runner: context.runner,

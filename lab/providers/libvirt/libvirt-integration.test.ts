@@ -236,7 +236,7 @@ function suite(environment: ItEnvironment): void {
         'ctr -n k8s.io containers ls -q | sort',
         'ctr -n k8s.io images ls -q | sort',
       ].join('; ');
-      const result = await onNode(node, ['sh', '-c', JSON.stringify(script)]);
+      const result = await onNode(node, ['sh', '-c', script]);
       ok(result, `fingerprint of ${node}`);
       return result.stdout;
     };
@@ -274,7 +274,7 @@ function suite(environment: ItEnvironment): void {
       ).to.have.length(3, nodes.stdout);
       for (const node of ['cp1', 'lin1', 'lin2']) {
         for (const [what, probe] of Object.entries(NO_WAY_OUT)) {
-          const result = await onNode(node, ['sh', '-c', JSON.stringify(probe)]);
+          const result = await onNode(node, ['sh', '-c', probe]);
           expect(result.exitCode, `${what} from ${node}`).to.not.equal(0);
         }
       }
