@@ -69,6 +69,8 @@ export async function openDriver(
         ? {}
         : { image: settings.kubeadm.agnhostImage }),
       facts: labFacts(plan, settings, lab),
+      // Labs the harness made reach their nodes: failing cells get path evidence from them.
+      ...(plan.provider === 'existing' ? {} : { nodeShell: (node: string) => lab.nodeShell(node) }),
     },
   );
 }

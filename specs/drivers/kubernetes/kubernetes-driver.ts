@@ -25,6 +25,10 @@ import { probeFromHost } from './outside-probe.ts';
 import { probeArgs, probeProgramMs } from '../probe-args.ts';
 import { sweepEndpoints } from '../../../lab/cluster/workload/endpoint-sweep.mjs';
 import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
+import type { NodeShell } from '../../../lab/remote/node-shell.ts';
+import { collectPathEvidence, type PathEvidence } from '../../../lab/cluster/path-evidence.ts';
+import type { CellMeta } from '../../../lab/contracts/results-file.ts';
+import type { ProbeSpec } from '../../model/cell-plan.ts';
 import {
   LOCAL_WORKLOADS,
   parseProbe,
@@ -71,6 +75,8 @@ export interface KubernetesDriverOptions {
   settings?: KubernetesSettings;
   /** Poll interval of both waits; default 2 s. */
   pollMs?: number;
+  /** The lab's shell on a node (labs the harness made): failing cells then get path evidence. */
+  nodeShell?: (node: string) => NodeShell;
   /** Slack on top of a probe's own timeout before its exec is abandoned; default 10 s. */
   execGraceMs?: number;
 }
@@ -88,6 +94,7 @@ export class KubernetesDriver implements LabDriver {
   readonly #runner: CommandRunner;
   readonly #options: KubernetesDriverOptions;
   #deployment: SuiteDeployment | undefined;
+  #workloads: Workloads | undefined;
 
   /** Opens a cluster by kubeconfig: discovers nodes, OS builds and the server version. */
   static async open(
@@ -193,7 +200,74 @@ export class KubernetesDriver implements LabDriver {
       namespaceGoneTimeoutMs: settings.namespaceGoneTimeoutMs,
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     });
-    return this.#deployment.start();
+    this.#workloads = await this.#deployment.start();
+    return this.#workloads;
+  }
+
+  /**
+   * Path evidence of a failing cell from the lab's own node shells (absent for an existing
+   * cluster): the cell's Linux nodes and those of the cluster DNS pods for lookups, traced for
+   * packets between the run's pods there, the nodes, the Services, the cluster DNS and the echo.
+   * Windows nodes are named in the path but give no HNS view yet.
+   */
+  async pathEvidence(cell: CellMeta, spec: ProbeSpec, timeoutMs: number): Promise<PathEvidence> {
+    const shellOf = this.#options.nodeShell;
+    const workloads = this.#workloads;
+    if (shellOf === undefined)
+      throw new Error('no node shells: a cluster the harness did not make');
+    if (workloads === undefined) throw new Error('nothing deployed: no path to look at');
+    const dns = cell.via === 'dns' ? await this.#clusterDns() : { nodes: [], addresses: [] };
+    const onPath = [
+      ...new Set([cell.source.node, ...cell.target.node.split(','), ...dns.nodes]),
+    ].flatMap((name) => this.nodes.filter((n) => n.name === name));
+    const linux = onPath.filter((n) => n.os === 'linux').map((n) => n.name);
+    const addresses = new Set([
+      ...workloads.pods.filter((p) => linux.includes(p.node)).map((p) => p.ip),
+      ...onPath.map((n) => n.ip),
+      ...workloads.services.map((s) => s.clusterIP),
+      ...dns.addresses,
+      workloads.external.address,
+    ]);
+    const evidence = await collectPathEvidence(shellOf, {
+      nodes: linux,
+      addresses: [...addresses].filter((a) => a !== ''),
+      retry: () =>
+        spec.from === 'outside'
+          ? this.probeFromOutside(spec.request, timeoutMs)
+          : this.probeFromPod(
+              workloads.pods.find((p) => p.name === spec.from)!,
+              spec.request,
+              timeoutMs,
+            ),
+      retryMs: probeProgramMs(spec.request, timeoutMs),
+    });
+    const windows = onPath.filter((n) => n.os === 'windows').map((n) => n.name);
+    if (windows.length === 0) return evidence;
+    const note = `not collected on Windows node(s) ${windows.join(', ')}: no HNS view yet`;
+    return { ...evidence, path: `${evidence.path}\n${note}\n` };
+  }
+
+  /** The cluster DNS: its Service address, its pods' addresses and nodes (none when unreadable). */
+  async #clusterDns(): Promise<{ nodes: string[]; addresses: string[] }> {
+    const byHostname = new Map(Object.entries(this.#hostnames).map(([node, host]) => [host, node]));
+    try {
+      const [service, pods] = await Promise.all([
+        this.#clients.core.readNamespacedService({ name: 'kube-dns', namespace: 'kube-system' }),
+        this.#clients.core.listNamespacedPod({
+          namespace: 'kube-system',
+          labelSelector: 'k8s-app=kube-dns',
+        }),
+      ]);
+      return {
+        nodes: pods.items.map(
+          (p) => byHostname.get(p.spec?.nodeName ?? '') ?? p.spec?.nodeName ?? '',
+        ),
+        addresses: [service.spec?.clusterIP ?? '', ...pods.items.map((p) => p.status?.podIP ?? '')],
+      };
+    } catch (error) {
+      this.#log.warn({ err: error }, 'cluster DNS not found for path evidence');
+      return { nodes: [], addresses: [] };
+    }
   }
 
   /**

@@ -2,8 +2,9 @@
  * Integration (real Kubernetes 1.20.2 from the artifact cache on namespace nodes): the
  * netns-kubeadm preset comes up through the CLI as a user types it, its nodes are Ready, `lab
  * provision`'s steps changed nothing on a second pass, `lab down` leaves nothing; and a harness
- * killed during `up` leaves nothing after `lab reap`. Run by `npm run test:netns-kubeadm`
- * (HL_KUBEADM_NETNS=1, root, the cache of vagrant/artifacts/kubernetes/build.sh).
+ * killed during `up` leaves nothing after `lab reap`. While it is up, a hand-made nft drop on
+ * lin2 turns only lin1 → lin2 cells red, and their path evidence names it. Run by `npm run
+ * test:netns-kubeadm` (HL_KUBEADM_NETNS=1, root, the cache of vagrant/artifacts/kubernetes/build.sh).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { ExecaRunner } from '../../../exec/execa-runner.ts';
 import { silentLogger } from '../../../log/logger.ts';
 import { rootNetnsSnapshot } from '../../../testing/netns-host.ts';
 import { pollUntil } from '../../../wait/poll.ts';
+import { runSuite } from '../../../../specs/selftest/suite-process.ts';
 import { KUBELET_SYSCTLS, NODE_STATE_ROOT, PIN_ROOT } from './node-host.ts';
 import { missing, optIn, skipIf, type Skip } from '../../../testing/skip.ts';
 
@@ -106,6 +108,64 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     rmSync(home, { recursive: true, force: true });
   });
 
+  /**
+   * A drop the catalogue does not know, on the last node: lin2 forwards nothing from lin1's pods to
+   * its own pods' port 8080. Only cells from lin1 into lin2 turn red, and the real cluster's path
+   * evidence (from the lab's node shells) names that table and rule on lin2 first.
+   */
+  async function evidenceOfHandMadeDrop(): Promise<void> {
+    const plan = JSON.parse(readFileSync(join(env.LAB_HOME, 'itkubeadm', 'plan.json'), 'utf8')) as {
+      nodes: { name: string; podCIDR: string }[];
+    };
+    const cidr = (name: string) => plan.nodes.find((n) => n.name === name)!.podCIDR;
+    const rule = `ip saddr ${cidr('lin1')} ip daddr ${cidr('lin2')} tcp dport 8080 drop`;
+    const table = join(home, 'foreign.nft');
+    writeFileSync(
+      table,
+      `table inet hl_test_foreign {\n  chain blocker {\n    type filter hook forward priority 0;\n    ${rule}\n  }\n}\n`,
+    );
+    const add = cli('ssh', 'lin2', '--lab', 'itkubeadm', '--', 'nft', '-f', table);
+    expect(add.status, add.stderr).to.equal(0);
+    try {
+      const results = join(home, 'evidence-results');
+      const run = await runSuite(runner, results, {
+        lab: 'itkubeadm',
+        labHome: env.LAB_HOME,
+        timeoutMs: 600_000,
+        env: { PROBE_TIMEOUT_MS: '2000', EVIDENCE: 'failed', EVIDENCE_MAX_CELLS: '20' },
+      });
+      const red = run.cells.filter((c) => c.verdict !== 'pass' && c.verdict !== 'skipped');
+      expect(red.length, 'some cells must turn red').to.be.greaterThan(0);
+      for (const cell of red) {
+        expect(cell.source.node, cell.cell).to.equal('lin1');
+        expect(cell.target.node.split(','), cell.cell).to.include('lin2');
+        expect(cell.evidence?.diedAt, cell.cell).to.equal(
+          `dropped on lin2: inet table hl_test_foreign, chain blocker: rule \`${rule}\` (drop)`,
+        );
+      }
+      const first = join(results, red[0]!.evidence!.files[0]!, '..');
+      for (const file of ['routes.txt', 'nft-ruleset.txt', 'conntrack.txt', 'trace.txt'])
+        expect(existsSync(join(first, 'lin2', file)), file).to.equal(true);
+      // kube-proxy's own rules are in the node's ruleset (iptables-nft).
+      expect(readFileSync(join(first, 'lin2', 'nft-ruleset.txt'), 'utf8')).to.include(
+        'KUBE-SERVICES',
+      );
+    } finally {
+      cli(
+        'ssh',
+        'lin2',
+        '--lab',
+        'itkubeadm',
+        '--',
+        'nft',
+        'delete',
+        'table',
+        'inet',
+        'hl_test_foreign',
+      );
+    }
+  }
+
   it('comes up Ready, and lab down leaves nothing: no process, mount, cgroup, namespace or folder; the root namespace and the kernel settings as they were', async function () {
     const root = await rootNetnsSnapshot(runner);
     const kernel = sysctls();
@@ -121,6 +181,7 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     ]);
     // The kubelets set global kernel settings; each node's are private files.
     expect(sysctls()).to.equal(kernel);
+    await evidenceOfHandMadeDrop();
     const down = cli('down', '--lab', 'itkubeadm');
     expect(down.status, down.stdout + down.stderr).to.equal(0);
     expect(leftovers('hl-itkubeadm')).to.deep.equal([]);
