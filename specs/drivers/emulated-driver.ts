@@ -25,6 +25,7 @@ import type {
   SuiteNode,
   Workloads,
 } from '../model/lab-driver.ts';
+import { sendProbe } from '../model/lab-driver.ts';
 
 const SERVICE_PORT = 80;
 
@@ -159,14 +160,7 @@ export class EmulatedDriver implements LabDriver {
       this.plan.network.gateway,
       this.plan.external.address,
     ]);
-    const retry = () =>
-      spec.from === 'outside'
-        ? this.probeFromOutside(spec.request, timeoutMs)
-        : this.probeFromPod(
-            workloads.pods.find((p) => p.name === spec.from)!,
-            spec.request,
-            timeoutMs,
-          );
+    const retry = () => sendProbe(this, workloads, spec, timeoutMs);
     return collectPathEvidence((node) => this.cluster.hosts.shell(node), {
       nodes,
       addresses: [...addresses].filter((a) => a !== ''),

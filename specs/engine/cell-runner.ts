@@ -1,5 +1,6 @@
 /** Runs cells' probes with bounded concurrency; retries only cells expected to succeed. */
 import type { LabDriver, Workloads } from '../model/lab-driver.ts';
+import { sendProbe } from '../model/lab-driver.ts';
 import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
 import { judgeReply, verdictOf } from './judge.ts';
 import type { Expectation } from './profile.ts';
@@ -119,24 +120,11 @@ export class CellRunner {
   /** One probe, judged; a driver that throws (exec API error, crash) gives an Error outcome with its stack. */
   async #attempt(spec: ProbeSpec): Promise<{ outcome: Outcome; detail: string }> {
     try {
-      const reply =
-        spec.from === 'outside'
-          ? await this.driver.probeFromOutside(spec.request, this.settings.timeoutMs)
-          : await this.driver.probeFromPod(
-              this.#pod(spec.from),
-              spec.request,
-              this.settings.timeoutMs,
-            );
+      const reply = await sendProbe(this.driver, this.workloads, spec, this.settings.timeoutMs);
       return judgeReply(reply, spec.check);
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));
       return { outcome: Outcome.Error, detail: `the probe failed: ${e.stack ?? e.message}` };
     }
-  }
-
-  #pod(name: string) {
-    const pod = this.workloads.pods.find((p) => p.name === name);
-    if (pod === undefined) throw new Error(`pod ${name} is not deployed`);
-    return pod;
   }
 }

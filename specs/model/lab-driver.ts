@@ -85,3 +85,16 @@ export interface LabDriver extends AsyncDisposable {
   /** What cleanup() has not removed yet, for a warning when it cannot be waited for. */
   pending(): string[];
 }
+
+/** Sends a cell's request through `driver`: from the deployed pod it names, or from outside. */
+export function sendProbe(
+  driver: Pick<LabDriver, 'probeFromPod' | 'probeFromOutside'>,
+  workloads: Workloads,
+  spec: ProbeSpec,
+  timeoutMs: number,
+): Promise<ProbeReply> {
+  if (spec.from === 'outside') return driver.probeFromOutside(spec.request, timeoutMs);
+  const pod = workloads.pods.find((p) => p.name === spec.from);
+  if (pod === undefined) throw new Error(`pod ${spec.from} is not deployed`);
+  return driver.probeFromPod(pod, spec.request, timeoutMs);
+}

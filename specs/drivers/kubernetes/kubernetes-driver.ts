@@ -16,6 +16,7 @@ import type {
   SuiteNode,
   Workloads,
 } from '../../model/lab-driver.ts';
+import { sendProbe } from '../../model/lab-driver.ts';
 import { probeCommand, replyFromExec } from './agnhost-probe.ts';
 import { discoverCluster, notReadyReason, type ClusterFacts } from './cluster-discovery.ts';
 import { ExecError, execInPod, type ExecTarget } from './exec-in-pod.ts';
@@ -231,14 +232,7 @@ export class KubernetesDriver implements LabDriver {
     const evidence = await collectPathEvidence(shellOf, {
       nodes: linux,
       addresses: [...addresses].filter((a) => a !== ''),
-      retry: () =>
-        spec.from === 'outside'
-          ? this.probeFromOutside(spec.request, timeoutMs)
-          : this.probeFromPod(
-              workloads.pods.find((p) => p.name === spec.from)!,
-              spec.request,
-              timeoutMs,
-            ),
+      retry: () => sendProbe(this, workloads, spec, timeoutMs),
       retryMs: probeProgramMs(spec.request, timeoutMs),
     });
     const windows = onPath.filter((n) => n.os === 'windows').map((n) => n.name);
