@@ -47,16 +47,16 @@ function checkName(name: string): void {
   }
 }
 
-/** Each node's domain with the URI of its hypervisor. */
+/** Each node's domain, with virsh on its own hypervisor's URI. */
 function domains(
+  context: ProviderContext,
   plan: LabPlan,
   state: LibvirtState,
-): { node: string; domain: string; virsh: (c: ProviderContext) => Virsh }[] {
+): { domain: string; virsh: Virsh }[] {
   const uriOf = new Map(state.hypervisors.map((h) => [h.name, h.uri]));
   return plan.nodes.map((n) => ({
-    node: n.name,
     domain: domainName(plan, n.name),
-    virsh: (c: ProviderContext) => new Virsh(c.runner, uriOf.get(n.hypervisor) ?? ''),
+    virsh: new Virsh(context.runner, uriOf.get(n.hypervisor) ?? ''),
   }));
 }
 
@@ -78,15 +78,14 @@ export async function saveSnapshot(
   const made: { domain: string; virsh: Virsh }[] = [];
   try {
     await Promise.all(
-      domains(plan, state).map(async ({ domain, virsh }) => {
-        const v = virsh(context);
-        await v.run(
+      domains(context, plan, state).map(async ({ domain, virsh }) => {
+        await virsh.run(
           ['snapshot-create-as', domain, name, '--description', `hybrid-lab ${plan.id}`],
           {
             timeoutMs: 15 * 60_000,
           },
         );
-        made.push({ domain, virsh: v });
+        made.push({ domain, virsh });
       }),
     );
   } catch (error) {
@@ -137,8 +136,8 @@ export async function restoreSnapshot(
   }
   const t0 = performance.now();
   await Promise.all(
-    domains(plan, state).map(({ domain, virsh }) =>
-      virsh(context).run(['snapshot-revert', domain, name, '--running'], {
+    domains(context, plan, state).map(({ domain, virsh }) =>
+      virsh.run(['snapshot-revert', domain, name, '--running'], {
         timeoutMs: 15 * 60_000,
       }),
     ),
