@@ -18,9 +18,9 @@ for rel in "${tarballs[@]}"; do paths+=("$(hl_artifact "$rel")"); done
 # Image names only: containerd's CRI plugin adds sha256:<id> references of its own.
 names() { ctr -n k8s.io images list -q | grep -v '^sha256:' | sort || true; }
 # The tarball file names of the images present (a tarball is named after its reference with
-# / : @ as _); docker.io's implied prefixes dropped.
+# / : @ as _), each with and without docker.io's implied prefixes.
 present_files() {
-  names | sed -E 's#^docker\.io/(library/)?##' | tr '/:@' '___' | sed 's/$/.tar/'
+  names | sed -E 'p; s#^docker\.io/(library/)?##' | tr '/:@' '___' | sed 's/$/.tar/'
 }
 marks=$HL_STAGE/imported
 mkdir -p "$marks"
