@@ -69,6 +69,14 @@ function upPhases(stateDir: string): Record<string, number> {
   return phases;
 }
 
+/** Neither hypervisor entry lists anything of `labId`, and no process of it runs. */
+async function expectNothingLeft(labId: string): Promise<void> {
+  const it = found as ItEnvironment;
+  expect(await leftovers(runner, it, labId)).to.deep.equal([]);
+  for (const uri of URIS(it))
+    expect(await virshMentions(runner, uri, labId), uri).to.deep.equal([]);
+}
+
 function ok(result: { exitCode: number; stdout: string; stderr: string }, what: string): void {
   expect(result.exitCode, `${what} failed:\n${result.stdout}\n${result.stderr}`).to.equal(0);
 }
@@ -211,9 +219,7 @@ function suite(environment: ItEnvironment): void {
         await timed('down', () => lab(runner, env(), ['down', '--lab', 'libvirt-emulated'])),
         'lab down',
       );
-      expect(await leftovers(runner, env(), labId)).to.deep.equal([]);
-      for (const uri of URIS(env()))
-        expect(await virshMentions(runner, uri, labId), uri).to.deep.equal([]);
+      await expectNothingLeft(labId);
     });
   });
 
@@ -388,9 +394,7 @@ function suite(environment: ItEnvironment): void {
         await timed('kubeadm.down', () => lab(runner, env(), ['down', '--lab', name])),
         'lab down',
       );
-      expect(await leftovers(runner, env(), labId)).to.deep.equal([]);
-      for (const uri of URIS(env()))
-        expect(await virshMentions(runner, uri, labId), uri).to.deep.equal([]);
+      await expectNothingLeft(labId);
     });
   });
 
@@ -435,9 +439,7 @@ function suite(environment: ItEnvironment): void {
       const reap = await timed('reap', () => lab(runner, env(), ['reap', '--lab', 'libvirt-reap']));
       ok(reap, 'lab reap');
       expect(reap.stdout).to.match(/reaped \d+ resources/);
-      expect(await leftovers(runner, env(), labId)).to.deep.equal([]);
-      for (const uri of URIS(env()))
-        expect(await virshMentions(runner, uri, labId), uri).to.deep.equal([]);
+      await expectNothingLeft(labId);
     });
   });
 }

@@ -348,7 +348,10 @@ export class KubernetesDriver implements LabDriver {
     const deployment = this.#deployment;
     if (deployment === undefined) return;
     await deployment.stop();
-    if (this.#deployment === deployment) this.#deployment = undefined;
+    if (this.#deployment === deployment) {
+      this.#deployment = undefined;
+      this.#workloads = undefined;
+    }
   }
 
   [Symbol.asyncDispose](): Promise<void> {

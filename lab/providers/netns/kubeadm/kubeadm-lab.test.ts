@@ -17,6 +17,11 @@ import { silentLogger } from '../../../log/logger.ts';
 import { rootNetnsSnapshot } from '../../../testing/netns-host.ts';
 import { pollUntil } from '../../../wait/poll.ts';
 import { runSuite } from '../../../../specs/selftest/suite-process.ts';
+import {
+  expectOnlyDroppedCells,
+  FOREIGN_TABLE,
+  foreignDropTable,
+} from '../../../../specs/testing/foreign-drop.ts';
 import { KUBELET_SYSCTLS, NODE_STATE_ROOT, PIN_ROOT } from './node-host.ts';
 import { missing, optIn, skipIf, type Skip } from '../../../testing/skip.ts';
 
@@ -120,10 +125,7 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     const cidr = (name: string) => plan.nodes.find((n) => n.name === name)!.podCIDR;
     const rule = `ip saddr ${cidr('lin1')} ip daddr ${cidr('lin2')} tcp dport 8080 drop`;
     const table = join(home, 'foreign.nft');
-    writeFileSync(
-      table,
-      `table inet hl_test_foreign {\n  chain blocker {\n    type filter hook forward priority 0;\n    ${rule}\n  }\n}\n`,
-    );
+    writeFileSync(table, foreignDropTable(rule));
     const add = cli('ssh', 'lin2', '--lab', 'itkubeadm', '--', 'nft', '-f', table);
     expect(add.status, add.stderr).to.equal(0);
     try {
@@ -134,15 +136,12 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
         timeoutMs: 600_000,
         env: { PROBE_TIMEOUT_MS: '2000', EVIDENCE: 'failed', EVIDENCE_MAX_CELLS: '20' },
       });
-      const red = run.cells.filter((c) => c.verdict !== 'pass' && c.verdict !== 'skipped');
-      expect(red.length, 'some cells must turn red').to.be.greaterThan(0);
-      for (const cell of red) {
-        expect(cell.source.node, cell.cell).to.equal('lin1');
-        expect(cell.target.node.split(','), cell.cell).to.include('lin2');
-        expect(cell.evidence?.diedAt, cell.cell).to.equal(
-          `dropped on lin2: inet table hl_test_foreign, chain blocker: rule \`${rule}\` (drop)`,
-        );
-      }
+      const red = expectOnlyDroppedCells(run.cells, {
+        source: 'lin1',
+        target: 'lin2',
+        node: 'lin2',
+        rule,
+      });
       const first = join(results, red[0]!.evidence!.files[0]!, '..');
       for (const file of ['routes.txt', 'nft-ruleset.txt', 'conntrack.txt', 'trace.txt'])
         expect(existsSync(join(first, 'lin2', file)), file).to.equal(true);
@@ -161,7 +160,7 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
         'delete',
         'table',
         'inet',
-        'hl_test_foreign',
+        FOREIGN_TABLE,
       );
     }
   }

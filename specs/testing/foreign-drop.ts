@@ -1,0 +1,33 @@
+/**
+ * A fault the catalogue does not know, for integration tests of path evidence: a foreign
+ * nftables table on one node that drops one flow in its forward hook, and what its run must show.
+ */
+import { expect } from 'chai';
+import type { CellResult } from '../../lab/contracts/results-file.ts';
+
+export const FOREIGN_TABLE = 'hl_test_foreign';
+
+/** `nft -f` input: table inet FOREIGN_TABLE, chain blocker, dropping what `rule` matches. */
+export function foreignDropTable(rule: string): string {
+  return `table inet ${FOREIGN_TABLE} {\n  chain blocker {\n    type filter hook forward priority 0;\n    ${rule}\n  }\n}\n`;
+}
+
+/**
+ * Some cells are red, every red one runs from `source` to `target`, and its evidence says first
+ * that `node` dropped it with `rule`. Returns the red cells.
+ */
+export function expectOnlyDroppedCells(
+  cells: readonly CellResult[],
+  drop: { source: string; target: string; node: string; rule: string },
+): CellResult[] {
+  const red = cells.filter((c) => c.verdict !== 'pass' && c.verdict !== 'skipped');
+  expect(red.length, 'some cells must turn red').to.be.greaterThan(0);
+  for (const cell of red) {
+    expect(cell.source.node, cell.cell).to.equal(drop.source);
+    expect(cell.target.node.split(','), cell.cell).to.include(drop.target);
+    expect(cell.evidence?.diedAt, cell.cell).to.equal(
+      `dropped on ${drop.node}: inet table ${FOREIGN_TABLE}, chain blocker: rule \`${drop.rule}\` (drop)`,
+    );
+  }
+  return red;
+}
