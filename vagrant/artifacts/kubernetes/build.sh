@@ -3,8 +3,9 @@
 # from Debian bookworm's `kubernetes` source package (the full upstream v1.20.2 tree with
 # vendor/), our minimal crictl and cluster DNS stand-in, the container images kubeadm wants as
 # docker-archive tarballs, and the Debian packages VM nodes install offline (containerd, runc,
-# CNI plugins...: vagrant/scripts/linux/stage-debian-packages.sh, part of the recipe). Cached by the hash of this folder: a cache hit returns at
-# once; a build goes to a work folder and is renamed into place only when complete.
+# CNI plugins: vagrant/scripts/linux/stage-debian-packages.sh). Cached by the hash of this
+# folder and that script: a cache hit returns at once; a build goes to a work folder and is
+# renamed into place only when complete.
 #
 # Usage: build.sh [--force] [--cold]
 #   --force  rebuild even when the cache holds this recipe's tree

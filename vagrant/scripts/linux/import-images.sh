@@ -17,15 +17,12 @@ paths=()
 for rel in "${tarballs[@]}"; do paths+=("$(hl_artifact "$rel")"); done
 # Image names only: containerd's CRI plugin adds sha256:<id> references of its own.
 names() { ctr -n k8s.io images list -q | grep -v '^sha256:' | sort || true; }
-# The tarball file names of the images present (a tarball is named after its reference with
-# / : @ as _), each with and without docker.io's implied prefixes.
-present_files() {
-  names | sed -E 'p; s#^docker\.io/(library/)?##' | tr '/:@' '___' | sed 's/$/.tar/'
-}
 marks=$HL_STAGE/imported
 mkdir -p "$marks"
 before=$(names)
-have=$(present_files)
+# The tarball file names of the images present (a tarball is named after its reference with
+# / : @ as _), each with and without docker.io's implied prefixes.
+have=$(sed -E 'p; s#^docker\.io/(library/)?##' <<<"$before" | tr '/:@' '___' | sed 's/$/.tar/')
 for path in "${paths[@]}"; do
   file=$(basename "$path") stamp=$(stat -c '%s %Y' "$path")
   if grep -qxF "$file" <<<"$have" && [[ $(cat "$marks/$file" 2>/dev/null) == "$stamp" ]]; then continue; fi
