@@ -12,6 +12,7 @@ export const ROW_KINDS = [
   'pod-to-pod-udp',
   'large-response',
   'pod-to-service',
+  'hairpin',
   'nodeport',
   'outbound-nat',
   'dns',
@@ -33,6 +34,8 @@ export type RowKey =
       from: Os;
       to: Os;
     }
+  /** A pod → a Service whose only endpoint is that pod: source and target are one pod of `from`. */
+  | { kind: 'hairpin'; from: Os }
   | { kind: 'nodeport'; to: Os }
   | { kind: 'outbound-nat'; from: Os }
   | { kind: 'dns'; from: Os; lookup: DnsLookup };
@@ -58,8 +61,9 @@ export function rowId(row: RowKey): string {
       return `${row.kind}/${row.from}-to-${row.to}`;
     case 'nodeport':
       return `nodeport/external-to-${row.to}-node`;
+    case 'hairpin':
     case 'outbound-nat':
-      return `outbound-nat/${row.from}`;
+      return `${row.kind}/${row.from}`;
     case 'dns':
       return `dns/${row.lookup}/${row.from}`;
   }
@@ -81,6 +85,7 @@ export function cellId(cell: CellKey): string {
       return `${row}/${placement}/${nodes}/${cell.via}`;
     }
     case 'nodeport':
+    case 'hairpin':
     case 'outbound-nat':
     case 'pod-to-service':
     case 'dns':
@@ -140,12 +145,12 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
     }),
   },
   {
-    pattern: new RegExp(`^outbound-nat/${OS}/${NODE}/${VIA}$`),
+    pattern: new RegExp(`^(hairpin|outbound-nat)/${OS}/${NODE}/${VIA}$`),
     key: (m) => ({
-      kind: 'outbound-nat',
-      from: m[1] as Os,
-      ...nodePart('node', m[2]!),
-      via: m[3] as Via,
+      kind: m[1] as 'hairpin' | 'outbound-nat',
+      from: m[2] as Os,
+      ...nodePart('node', m[3]!),
+      via: m[4] as Via,
     }),
   },
   {
@@ -182,5 +187,6 @@ export function sourceOs(cell: CellKey): Os | 'external' {
 /** The OS the cell's probe goes to, or `external` (the echo outside) / `cluster-dns`. */
 export function targetOs(cell: CellKey): Os | 'external' | 'cluster-dns' {
   if ('to' in cell) return cell.to;
+  if (cell.kind === 'hairpin') return cell.from;
   return cell.kind === 'outbound-nat' ? 'external' : 'cluster-dns';
 }

@@ -7,6 +7,9 @@ export const RUN_LABEL = 'hybrid-lab/run';
 /** Pod label naming the pod's slot on its node (`a` or `b`). */
 export const SLOT_LABEL = 'hybrid-lab/slot';
 
+/** Pod label whose value is the pod's hostname: a hairpin Service selects one pod by it. */
+export const POD_LABEL = 'hybrid-lab/pod';
+
 /** The suite's per-run namespace, on emulated and real clusters alike. */
 export function runNamespace(runId: string): string {
   return `hybrid-lab-${runId}`;

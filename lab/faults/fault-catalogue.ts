@@ -16,6 +16,7 @@ import {
   clusterIpsRemoved,
   endpointsBlackholed,
   faultTable,
+  hairpinMasqueradeMissing,
   ingressMtu,
   masqueradeOff,
   newConnectionsDropped,
@@ -147,7 +148,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       const from = [only(targets).name];
       return {
         mustFail: [
-          { kinds: ['pod-to-service'], from },
+          { kinds: ['pod-to-service', 'hairpin'], from },
           { via: 'dns', from },
         ],
         mayFail: [],
@@ -230,6 +231,8 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       return {
         mustFail: [
           { kinds: ['pod-to-service'], from: [node.name], toOs: node.os },
+          // Its pods' own Services have their one endpoint there: none left, kube-proxy rejects.
+          { kinds: ['hairpin'], from: [node.name] },
           { kinds: ['nodeport'], toAll: [node.name] },
         ],
         mayFail: [],
@@ -237,6 +240,24 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
         outcomes: ['missing-endpoint', 'refused'],
       };
     },
+  },
+  {
+    id: 'hairpin-masquerade-missing',
+    summary:
+      'one node does not masquerade hairpin traffic: a pod reaching its own Service answers itself directly and the reply never returns (timeouts); every other path works',
+    scope: { kind: 'node', prefer: 'windows' },
+    requires: {},
+    actions: (_plan, targets) => {
+      const node = only(targets);
+      const table = faultTable('hairpin-masquerade-missing');
+      const ruleset = hairpinMasqueradeMissing(node.podCIDR, table);
+      return [{ kind: 'nft', node: node.name, table, ruleset }];
+    },
+    impact: (_plan, targets) => ({
+      mustFail: [{ kinds: ['hairpin'], from: [only(targets).name] }],
+      mayFail: [],
+      outcomes: ['timeout'],
+    }),
   },
   {
     id: 'pods-cut-from-other-os',

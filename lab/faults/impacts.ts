@@ -80,13 +80,15 @@ export function cutOffImpact(
 
 /**
  * Service traffic to the endpoints on `nodes` is lost: every Service cell backed by one of them
- * and every NodePort of their OS fails (sweeps ask until every endpoint answered). The cluster
- * DNS Service's one endpoint is a pod too: on one of `nodes`, every lookup fails.
+ * and every NodePort of their OS fails (sweeps ask until every endpoint answered), and so does
+ * hairpin traffic there (a pod's own Service has one endpoint, the pod). The cluster DNS
+ * Service's one endpoint is a pod too: on one of `nodes`, every lookup fails.
  */
 export function endpointsLostImpact(plan: LabPlan, nodes: readonly string[]): FaultImpact {
   return {
     mustFail: [
       { kinds: ['pod-to-service'], toAny: nodes },
+      { kinds: ['hairpin'], from: nodes },
       ...nodePortImpact(plan, (_from, to) => nodes.includes(to)),
       ...(nodes.includes(dnsNode(plan)) ? [{ via: 'dns' as const }] : []),
     ],

@@ -57,6 +57,21 @@ export function masqueradeOff(plan: LabPlan, node: PlannedNode, name: string): s
   ]);
 }
 
+/**
+ * Hairpin traffic is not masqueraded (kube-proxy's hairpin SNAT, or the CNI's hairpin mode, gone):
+ * an identity SNAT claims Service connections between pods of `podCidr` before MASQUERADE can, so
+ * a pod reaching itself through a Service sees its own address as the source and answers itself
+ * directly; the reply never comes back through the Service. Other Service traffic between the
+ * node's pods was never masqueraded, so it is unchanged.
+ */
+export function hairpinMasqueradeMissing(podCidr: string, name: string): string {
+  return table(name, [
+    chain('postrouting', 'nat:postrouting', 'srcnat - 10', [
+      `ct status dnat ip saddr ${podCidr} ip daddr ${podCidr} snat to ip saddr comment "hairpin masquerade missing"`,
+    ]),
+  ]);
+}
+
 /** Service traffic (DNATed: ClusterIP and NodePort) to these pod CIDRs is dropped; direct pod traffic and replies to them flow. */
 export function endpointsBlackholed(podCidrs: readonly string[], name: string): string {
   const rule = `ct direction original ct status dnat ip daddr { ${podCidrs.join(', ')} } drop comment "Service endpoints blackholed"`;

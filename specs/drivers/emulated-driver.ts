@@ -1,14 +1,21 @@
 /** The suite's driver for emulated labs: pods are network namespaces, probes run probe.mjs in them. */
 import type { EmulatedCluster } from '../../lab/cluster/emulated-cluster.ts';
-import { RUN_LABEL, SLOT_LABEL, runNamespace } from '../../lab/contracts/kubernetes-names.ts';
+import {
+  POD_LABEL,
+  RUN_LABEL,
+  SLOT_LABEL,
+  runNamespace,
+} from '../../lab/contracts/kubernetes-names.ts';
 import type { LabPlan } from '../../lab/plan/lab-plan.ts';
 import type { StartedLab } from '../../lab/providers/lab-provider.ts';
 import {
   HEADLESS_SERVICE,
   NETEXEC_HTTP_PORT,
   SERVICE_SLOT,
+  hairpinServiceName,
   serviceName,
   slotOf,
+  sourcePod,
 } from '../model/workload-names.ts';
 import type { Os } from '../../lab/contracts/cells.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
@@ -71,7 +78,13 @@ export class EmulatedDriver implements LabDriver {
     const pods: DeployedPod[] = await Promise.all(
       podNames.map(async ({ node, name }) => {
         const os = osOf.get(node) ?? 'linux';
-        const labels = { app: 'netexec', os, [RUN_LABEL]: runId, [SLOT_LABEL]: slotOf(name) };
+        const labels = {
+          app: 'netexec',
+          os,
+          [RUN_LABEL]: runId,
+          [SLOT_LABEL]: slotOf(name),
+          [POD_LABEL]: name,
+        };
         const ip = await this.cluster.createPod({
           name,
           namespace,
@@ -123,11 +136,27 @@ export class EmulatedDriver implements LabDriver {
         };
       }),
     );
+    const hairpin = await Promise.all(
+      [...new Set(pods.map((p) => p.node))].map(async (node) => {
+        const name = hairpinServiceName(node);
+        const pod = sourcePod(node);
+        const created = await this.cluster.createService({
+          name,
+          namespace,
+          type: 'ClusterIP',
+          selector: { app: 'netexec', [POD_LABEL]: pod },
+          ports: [port],
+        });
+        const fqdn = `${name}.${namespace}.svc.${domain}`;
+        return { name, pod, clusterIP: created.clusterIP ?? '', port: SERVICE_PORT, fqdn };
+      }),
+    );
     const { externalEcho } = await this.cluster.list();
     this.#workloads = {
       namespace,
       pods,
       services,
+      hairpin,
       external: { address: externalEcho.address, port: externalEcho.httpPort },
       apiServiceIP: this.plan.kubernetes.apiServiceIP,
       dnsDomain: domain,
@@ -154,7 +183,7 @@ export class EmulatedDriver implements LabDriver {
     const addresses = new Set([
       ...workloads.pods.filter((p) => nodes.includes(p.node)).map((p) => p.ip),
       ...nodes.map((n) => planned.get(n)!.ip),
-      ...workloads.services.map((s) => s.clusterIP),
+      ...[...workloads.services, ...workloads.hairpin].map((s) => s.clusterIP),
       ...(dnsPod === undefined ? [] : [dnsPod.ip]),
       k8s.clusterDNS,
       this.plan.network.gateway,

@@ -177,6 +177,7 @@ const W: Workloads = {
   namespace: 'ns',
   pods: [{ name: 'p', node: 'n', os: 'linux', ip: '10.0.0.1', fqdn: 'p' }],
   services: [],
+  hairpin: [],
   external: { address: '198.51.100.1', port: 1 },
   apiServiceIP: '10.96.0.1',
   dnsDomain: 'cluster.local',

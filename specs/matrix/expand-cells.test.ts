@@ -41,6 +41,8 @@ describe('matrix expansion', () => {
       'pod-to-service/windows-to-linux',
       'pod-to-service/linux-to-linux',
       'pod-to-service/windows-to-windows',
+      'hairpin/linux',
+      'hairpin/windows',
       'nodeport/external-to-windows-node',
       'nodeport/external-to-linux-node',
       'outbound-nat/linux',
@@ -56,8 +58,8 @@ describe('matrix expansion', () => {
     expect(new Set(cells.map((c) => c.meta.cell)).size).to.equal(cells.length);
   });
 
-  it('hosts every cell on the default lab (165 cells, none skipped)', () => {
-    expect(cells).to.have.length(165);
+  it('hosts every cell on the default lab (175 cells, none skipped)', () => {
+    expect(cells).to.have.length(175);
     expect(cells.filter((c) => c.skip !== undefined)).to.deep.equal([]);
   });
 
@@ -73,7 +75,7 @@ describe('matrix expansion', () => {
     }
     const large = cells.filter((c) => c.meta.row.startsWith('large-response/'));
     expect(large).to.have.length(names.length * (names.length - 1));
-    for (const row of ['outbound-nat/', 'dns/fqdn/', 'pod-to-service/']) {
+    for (const row of ['outbound-nat/', 'dns/fqdn/', 'pod-to-service/', 'hairpin/']) {
       const sources = new Set(
         cells.filter((c) => c.meta.row.startsWith(row)).map((c) => c.meta.source.node),
       );
@@ -100,7 +102,8 @@ describe('matrix expansion', () => {
     expect(count('outbound-nat')).to.equal(5);
     expect(count('cross-node')).to.equal(100);
     expect(count('udp')).to.equal(50);
-    expect(titles.filter((t) => /dns/.test(t))).to.have.length(25 + 25 + 10 + 15);
+    expect(count('hairpin')).to.equal(10);
+    expect(titles.filter((t) => /dns/.test(t))).to.have.length(25 + 25 + 10 + 5 + 15);
   });
 
   it('skips with a reason what a lab with one Windows node cannot host', () => {
@@ -127,6 +130,30 @@ describe('matrix expansion', () => {
     const outbound = linuxOnly.filter((c) => c.meta.row === 'outbound-nat/windows');
     expect(outbound).to.have.length(1);
     expect(outbound[0]!.skip).to.equal('the lab has no windows nodes');
+    const hairpin = linuxOnly.filter((c) => c.meta.row === 'hairpin/windows');
+    expect(hairpin.map((c) => [c.meta.cell, c.skip])).to.deep.equal([
+      ['hairpin/windows/none/cluster-ip', 'needs a windows node; the lab has 0 windows nodes'],
+      ['hairpin/windows/none/dns', 'needs a windows node; the lab has 0 windows nodes'],
+    ]);
+  });
+
+  it('asks hairpin cells to reach the source pod itself through its own Service', () => {
+    const w = workloads(HYBRID);
+    const cell = cells.find((c) => c.meta.cell === 'hairpin/windows/win2/dns')!;
+    expect(cell.meta.source).to.include({ node: 'win2', name: 'netexec-win2-a' });
+    expect(cell.meta.target).to.include({ node: 'win2', name: 'hairpin-win2' });
+    expect(cell.probe!(w)).to.deep.equal({
+      from: 'netexec-win2-a',
+      request: {
+        kind: 'endpoints',
+        base: 'http://hairpin-win2.ns.svc.cluster.local:80',
+        expect: ['netexec-win2-a'],
+        maxRequests: 20,
+      },
+      check: { kind: 'every-endpoint', expect: ['netexec-win2-a'] },
+    });
+    const byIp = cells.find((c) => c.meta.cell === 'hairpin/linux/cp1/cluster-ip')!.probe!(w);
+    expect(byIp.request).to.have.property('base', 'http://10.96.1.10:80');
   });
 
   it('asks pod-to-pod cells to see the source pod IP, outbound NAT the node IP', () => {

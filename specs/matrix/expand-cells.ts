@@ -8,8 +8,10 @@ import {
   NETEXEC_HTTP_PORT,
   NETEXEC_UDP_PORT,
   SERVICE_SLOT,
+  hairpinServiceName,
   serviceName,
   slotOf,
+  sourcePod,
 } from '../model/workload-names.ts';
 import type { MatrixRow } from './rows.ts';
 
@@ -125,7 +127,7 @@ function podToPod(
     }
     return pairs.flatMap(([src, dst]) =>
       vias.map((via): CellPlan => {
-        const from = `netexec-${src.name}-a`;
+        const from = sourcePod(src.name);
         const to = `netexec-${dst.name}-${placement === 'same-node' ? 'b' : 'a'}`;
         const where = placement === 'same-node' ? src.name : `${src.name}-to-${dst.name}`;
         const key: CellKey = {
@@ -212,7 +214,7 @@ function podToService(
   }
   return sources.flatMap((src) =>
     row.vias.map((via): CellPlan => {
-      const from = `netexec-${src.name}-a`;
+      const from = sourcePod(src.name);
       return {
         meta: {
           ...ids({ kind: row.kind, from: row.from, to: row.to, node: src.name, via }),
@@ -225,6 +227,66 @@ function podToService(
           const svc = service(w, row.to);
           const host = via === 'cluster-ip' ? svc.clusterIP : svc.fqdn;
           return everyEndpoint(w, row.to, from, `http://${host}:${svc.port}`, pod(w, from).ip);
+        },
+      };
+    }),
+  );
+}
+
+/**
+ * Every node's source pod → the Service whose only endpoint is that pod. The answer must come from
+ * the pod itself; its source address is not checked, because kube-proxy masquerades hairpin
+ * traffic (to the node's bridge address on Linux) precisely so that the reply finds its way back.
+ */
+function hairpin(
+  row: Extract<MatrixRow, { kind: 'hairpin' }>,
+  nodes: readonly SuiteNode[],
+): CellPlan[] {
+  const sources = nodesOf(nodes, row.from);
+  const target = (node: string, name?: string): Endpoint => ({
+    os: row.from,
+    node,
+    label: `${row.from} pod's own service`,
+    ...(name === undefined ? {} : { name }),
+  });
+  if (sources.length === 0) {
+    return row.vias.map((via) => ({
+      meta: {
+        ...ids({ kind: 'hairpin', from: row.from, via }),
+        title: `hairpin ${row.from} via ${via}`,
+        source: podEnd(row.from, '-'),
+        target: target('-'),
+        placement: '',
+      },
+      skip: lacking(nodes, row.from),
+    }));
+  }
+  return sources.flatMap((src) =>
+    row.vias.map((via): CellPlan => {
+      const from = sourcePod(src.name);
+      return {
+        meta: {
+          ...ids({ kind: 'hairpin', from: row.from, node: src.name, via }),
+          title: `hairpin ${row.from} ${src.name} via ${via}`,
+          source: podEnd(row.from, src.name, from),
+          target: target(src.name, hairpinServiceName(src.name)),
+          placement: '',
+        },
+        probe: (w) => {
+          const svc = w.hairpin.find((s) => s.pod === from);
+          if (svc === undefined) throw new Error(`no hairpin service for ${from} was deployed`);
+          const host = via === 'cluster-ip' ? svc.clusterIP : svc.fqdn;
+          const base = `http://${host}:${svc.port}`;
+          return {
+            from,
+            request: {
+              kind: 'endpoints',
+              base,
+              expect: [from],
+              maxRequests: REQUESTS_PER_ENDPOINT,
+            },
+            check: { kind: 'every-endpoint', expect: [from] },
+          };
         },
       };
     }),
@@ -288,7 +350,7 @@ function outboundNat(
     return [{ meta, skip: `the lab has no ${row.from} nodes` }];
   }
   return sources.map((node) => {
-    const from = `netexec-${node.name}-a`;
+    const from = sourcePod(node.name);
     return {
       meta: {
         ...ids(key(node.name)),
@@ -320,7 +382,7 @@ function dns(row: Extract<MatrixRow, { kind: 'dns' }>, nodes: readonly SuiteNode
     return [{ meta, skip: `the lab has no ${row.from} nodes` }];
   }
   return sources.map((src): CellPlan => {
-    const from = `netexec-${src.name}-a`;
+    const from = sourcePod(src.name);
     return {
       meta: {
         ...ids({ kind: 'dns', from: row.from, lookup: row.lookup, node: src.name, via: 'dns' }),
@@ -353,6 +415,8 @@ export function expandCells(rows: readonly MatrixRow[], nodes: readonly SuiteNod
         return podToPod(row, nodes);
       case 'pod-to-service':
         return podToService(row, nodes);
+      case 'hairpin':
+        return hairpin(row, nodes);
       case 'nodeport':
         return nodePort(row, nodes);
       case 'outbound-nat':

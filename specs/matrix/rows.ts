@@ -32,6 +32,15 @@ export type MatrixRow =
       vias: ('cluster-ip' | 'dns')[];
     }
   | {
+      /**
+       * Hairpin: the source pod on every node of `from` → a Service whose only endpoint is that
+       * same pod; the answer must come from the pod itself.
+       */
+      kind: 'hairpin';
+      from: Os;
+      vias: ('cluster-ip' | 'dns')[];
+    }
+  | {
       /** The outside world → NodePort on every node of `to`; one cell per node. */
       kind: 'nodeport';
       to: Os;
@@ -104,6 +113,8 @@ export const MATRIX: readonly MatrixRow[] = [
   { kind: 'pod-to-service', from: 'windows', to: 'linux', vias: [...SERVICE_VIAS] },
   { kind: 'pod-to-service', from: 'linux', to: 'linux', vias: [...SERVICE_VIAS] },
   { kind: 'pod-to-service', from: 'windows', to: 'windows', vias: [...SERVICE_VIAS] },
+  { kind: 'hairpin', from: 'linux', vias: [...SERVICE_VIAS] },
+  { kind: 'hairpin', from: 'windows', vias: [...SERVICE_VIAS] },
   { kind: 'nodeport', to: 'windows' },
   { kind: 'nodeport', to: 'linux' },
   { kind: 'outbound-nat', from: 'linux' },

@@ -34,10 +34,21 @@ export interface DeployedService {
   fqdn: string;
 }
 
+/** A ClusterIP Service whose only endpoint is `pod` (hairpin cells probe it from that pod). */
+export interface HairpinService {
+  name: string;
+  pod: string;
+  clusterIP: string;
+  port: number;
+  fqdn: string;
+}
+
 export interface Workloads {
   namespace: string;
   pods: DeployedPod[];
   services: DeployedService[];
+  /** One per node: the Service of that node's source pod alone. */
+  hairpin: HairpinService[];
   /** The external echo: answers /clientip with the address it saw. */
   external: { address: string; port: number };
   apiServiceIP: string;

@@ -27,6 +27,21 @@ export function slotOf(podName: string): string {
   return podName.endsWith('-b') ? 'b' : 'a';
 }
 
+/** The pod that probes from `node`, and the only endpoint of its hairpin Service. */
+export function sourcePod(node: string): string {
+  return `netexec-${node}-a`;
+}
+
+/** `text` as one DNS label: node names may carry dots, names built on them may be long. */
+export function dnsLabel(text: string): string {
+  return text.replace(/\./g, '-').slice(0, 63).replace(/-+$/, '');
+}
+
+/** The ClusterIP Service whose only endpoint is `node`'s source pod: that pod reaching it is hairpin traffic. */
+export function hairpinServiceName(node: string): string {
+  return dnsLabel(`hairpin-${node}`);
+}
+
 /** The Service backed by the pods of one OS. */
 export function serviceName(os: Os): string {
   return `web-${os}`;

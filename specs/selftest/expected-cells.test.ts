@@ -55,7 +55,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
   const hybrid = lab('1-2-2');
 
   it('the default lab expands to the mesh the expectations below are written against', () => {
-    expect(ids(hybrid, /./)).to.have.length(165);
+    expect(ids(hybrid, /./)).to.have.length(175);
   });
 
   it('NodePort rules removed on win1: exactly its NodePort cell', () => {
@@ -68,7 +68,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
   it('DNS stopped: every cell that resolves a name, from every node', () => {
     const must = expected(hybrid, 'dns-stopped').must;
     expect(must).to.deep.equal(ids(hybrid, /\/dns$/));
-    expect(must).to.have.length(75);
+    expect(must).to.have.length(80);
   });
 
   it('route to win1 removed: its pod paths both ways, its lookups, every Service and NodePort with an endpoint across the cut', () => {
@@ -79,6 +79,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
         '^pod-to-service/windows-to-[a-z]+/win1/',
         '^pod-to-service/[a-z]+-to-windows/',
         '^dns/[a-z-]+/windows/win1/',
+        '^hairpin/windows/win1/dns$',
         '^nodeport/external-to-windows-node/',
       ].join('|'),
     );
@@ -107,7 +108,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'clusterip-rules-removed').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-pod(-udp)?\/linux-to-[a-z]+\/(same|cross)-node\/lin1\/.*dns$|^pod-to-service\/linux-to-[a-z]+\/lin1\/|^dns\/[a-z-]+\/linux\/lin1\//,
+        /^pod-to-pod(-udp)?\/linux-to-[a-z]+\/(same|cross)-node\/lin1\/.*dns$|^pod-to-service\/linux-to-[a-z]+\/lin1\/|^hairpin\/linux\/lin1\/|^dns\/[a-z-]+\/linux\/lin1\//,
       ),
     );
   });
@@ -132,34 +133,54 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     );
   });
 
-  it('blackholed Windows endpoints: the Windows Service from every node and its NodePorts', () => {
+  it('blackholed Windows endpoints: the Windows Service from every node, its NodePorts, hairpin on Windows nodes', () => {
     expect(expected(hybrid, 'windows-endpoints-blackholed').must).to.deep.equal(
-      ids(hybrid, /^pod-to-service\/[a-z]+-to-windows\/|^nodeport\/external-to-windows-node\//),
+      ids(
+        hybrid,
+        /^pod-to-service\/[a-z]+-to-windows\/|^hairpin\/windows\/|^nodeport\/external-to-windows-node\//,
+      ),
     );
   });
 
-  it('one endpoint blackholed (win2): every Service cell and NodePort of its OS, nothing direct', () => {
+  it('one endpoint blackholed (win2): every Service cell and NodePort of its OS, its own hairpin, nothing direct', () => {
     expect(expected(hybrid, 'node-endpoint-blackholed', 'win2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^pod-to-service\/[a-z]+-to-windows\/|^nodeport\/external-to-windows-node\//,
+        /^pod-to-service\/[a-z]+-to-windows\/|^hairpin\/windows\/win2\/|^nodeport\/external-to-windows-node\//,
       ),
       may: [],
     });
     expect(expected(hybrid, 'node-endpoint-blackholed', 'lin2').must).to.deep.equal(
-      ids(hybrid, /^pod-to-service\/[a-z]+-to-linux\/|^nodeport\/external-to-linux-node\//),
+      ids(
+        hybrid,
+        /^pod-to-service\/[a-z]+-to-linux\/|^hairpin\/linux\/lin2\/|^nodeport\/external-to-linux-node\//,
+      ),
     );
     // cp1 also hosts the cluster DNS pod: the kube-dns Service's one endpoint is gone too.
     expect(expected(hybrid, 'node-endpoint-blackholed', 'cp1').must).to.deep.equal(
-      ids(hybrid, /^pod-to-service\/[a-z]+-to-linux\/|^nodeport\/external-to-linux-node\/|\/dns$/),
+      ids(
+        hybrid,
+        /^pod-to-service\/[a-z]+-to-linux\/|^hairpin\/linux\/cp1\/|^nodeport\/external-to-linux-node\/|\/dns$/,
+      ),
     );
+  });
+
+  it('hairpin masquerade missing on win1: exactly its two hairpin cells', () => {
+    expect(expected(hybrid, 'hairpin-masquerade-missing')).to.deep.equal({
+      must: ['hairpin/windows/win1/cluster-ip', 'hairpin/windows/win1/dns'],
+      may: [],
+    });
+    expect(expected(hybrid, 'hairpin-masquerade-missing', 'lin2').must).to.deep.equal([
+      'hairpin/linux/lin2/cluster-ip',
+      'hairpin/linux/lin2/dns',
+    ]);
   });
 
   it("one node's pods cut from the other OS (win2): its connections to Linux pods and its lookups, one way only", () => {
     expect(expected(hybrid, 'pods-cut-from-other-os', 'win2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^(pod-to-pod|pod-to-pod-udp|large-response)\/windows-to-linux\/cross-node\/win2\/|^pod-to-pod(-udp)?\/windows-to-[a-z]+\/(same|cross)-node\/win2\/.*dns$|^pod-to-service\/windows-to-linux\/win2\/|^pod-to-service\/windows-to-windows\/win2\/dns$|^dns\/[a-z-]+\/windows\/win2\//,
+        /^(pod-to-pod|pod-to-pod-udp|large-response)\/windows-to-linux\/cross-node\/win2\/|^pod-to-pod(-udp)?\/windows-to-[a-z]+\/(same|cross)-node\/win2\/.*dns$|^pod-to-service\/windows-to-linux\/win2\/|^pod-to-service\/windows-to-windows\/win2\/dns$|^hairpin\/windows\/win2\/dns$|^dns\/[a-z-]+\/windows\/win2\//,
       ),
       may: [],
     });

@@ -2,7 +2,7 @@
 import type { SuiteNode, Workloads } from '../model/lab-driver.ts';
 import { podNames } from '../model/workload-names.ts';
 
-/** Pod IPs 10.244.<node>.<10+slot>, Services web-linux 10.96.0.20 and web-windows 10.96.0.21. */
+/** Pod IPs 10.244.<node>.<10+slot>, Services web-linux 10.96.0.20 and web-windows 10.96.0.21, hairpin-<node> 10.96.1.<10+node>. */
 export function fakeWorkloads(nodes: readonly SuiteNode[], namespace = 'ns'): Workloads {
   return {
     namespace,
@@ -19,6 +19,13 @@ export function fakeWorkloads(nodes: readonly SuiteNode[], namespace = 'ns'): Wo
       port: 80,
       nodePort: 30080 + i,
       fqdn: `web-${os}.${namespace}.svc.cluster.local`,
+    })),
+    hairpin: nodes.map((n, i) => ({
+      name: `hairpin-${n.name}`,
+      pod: `netexec-${n.name}-a`,
+      clusterIP: `10.96.1.${10 + i}`,
+      port: 80,
+      fqdn: `hairpin-${n.name}.${namespace}.svc.cluster.local`,
     })),
     external: { address: '198.51.100.1', port: 8080 },
     apiServiceIP: '10.96.0.1',

@@ -408,6 +408,17 @@ async function main(): Promise<void> {
     tape.clock.mark();
     const deployFrom = tape.log.length;
     const workloads = await deployment.start();
+    // The fakes add a hand-written Windows node, win1: its hairpin Service (selecting no pod here).
+    const [windowsHairpin] = renderSuiteManifests({
+      namespace,
+      runId: RUN_ID,
+      lab: LAB,
+      image,
+      pods: [],
+      serviceOses: [],
+      hairpin: [{ node: 'win1', pod: 'netexec-win1-a' }],
+    }).hairpin;
+    await core.createNamespacedService({ namespace, body: windowsHairpin! });
     const inNamespace = (args: Record<string, unknown>) => args.namespace === namespace;
     const [nsCreate] = tape.since(deployFrom, 'createNamespace');
     const serviceCreates = tape.since(deployFrom, 'createNamespacedService');
@@ -426,6 +437,7 @@ async function main(): Promise<void> {
       image,
       pods,
       serviceOses: ['linux'],
+      hairpin: [],
     });
     const nsAgain = await tape.outcome(() => core.createNamespace({ body: manifests.namespace }));
     const nsMissing = await tape.outcome(() =>
@@ -476,6 +488,7 @@ async function main(): Promise<void> {
         image: podImage,
         pods: [{ name, nodeHostname: facts.hostnames[node] ?? node, os }],
         serviceOses: [],
+        hairpin: [],
       });
     const unschedulable = render(`netexec-${missingWindows}-a`, missingWindows, 'windows', image);
     const pull = render(
@@ -762,7 +775,7 @@ function readmeText(
     '',
     `- \`${recordingFile(version, 'cluster')}\`: /version, the node list, a cordoned node, the kube-system and kube-flannel pod lists`,
     `- \`${recordingFile(version, 'namespaces')}\`: create, create again (409), read a missing one (404), delete, delete again while Terminating (${recordings.namespaces.deleteAgain.error === undefined ? 'answered like the first: 200, phase Terminating' : errorCode(recordings.namespaces.deleteAgain)}), reads until gone (Terminating for ${goneAfter(recordings)} s, then 404), delete once gone (404)`,
-    `- \`${recordingFile(version, 'services')}\`: the suite's three creates (clusterIP and nodePort assigned), reads, default/kubernetes, a missing one (404), create again (409), an invalid nodePort (422)`,
+    `- \`${recordingFile(version, 'services')}\`: the suite's creates (its three Services, clusterIP and nodePort assigned, and one hairpin Service per node, win1's too), reads, default/kubernetes, a missing one (404), create again (409), an invalid nodePort (422)`,
     `- \`${recordingFile(version, 'pods')}\`: a create, every pod's status per poll from the creates until all were Ready, a missing pod (404), create again (409), an invalid pod (422), and a create made before the namespace's service-account token existed (500)`,
     `- \`${recordingFile(version, 'podFailures')}\`: an unschedulable pod, an image that cannot be pulled, a sandbox that cannot start: their statuses per poll and the Warning events`,
     `- \`${recordingFile(version, 'exec')}\`: exec frames per channel and what execInPod made of them: ${runs}`,

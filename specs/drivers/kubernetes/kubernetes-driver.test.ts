@@ -109,7 +109,15 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
         'netexec',
         'web-linux',
         'web-windows',
+        'hairpin-cp1',
+        'hairpin-lin1',
+        'hairpin-win1',
       ]);
+      // A hairpin Service selects its node's source pod alone, by the pod label the pod carries.
+      const hairpin = core.services.find((s) => s.metadata?.name === 'hairpin-win1')!;
+      expect(hairpin.spec?.type).to.equal('ClusterIP');
+      expect(hairpin.spec?.selector).to.deep.include({ 'hybrid-lab/pod': 'netexec-win1-a' });
+      expect(win.metadata?.labels).to.deep.include({ 'hybrid-lab/pod': 'netexec-win1-a' });
       // The wait took the recorded road to Ready: Pending, ContainerCreating, Running but not
       // Ready (readiness probe), Ready; deploy returned on the poll the real pods were all Ready.
       const lists = core.calls.filter((c) => c === `listNamespacedPod ${ns}`);
@@ -143,6 +151,15 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
           fqdn: `web-windows.${ns}.svc.lab.example`,
         },
       ]);
+      expect(workloads.hairpin).to.deep.equal(
+        ['cp1', 'lin1', 'win1'].map((node) => ({
+          name: `hairpin-${node}`,
+          pod: `netexec-${node}-a`,
+          clusterIP: assigned(`hairpin-${node}`).clusterIP,
+          port: 80,
+          fqdn: `hairpin-${node}.${ns}.svc.lab.example`,
+        })),
+      );
       expect(workloads.services[0]!.clusterIP).to.match(/^10\.\d+\.\d+\.\d+$/);
       expect(workloads.services[0]!.nodePort).to.be.within(30000, 32767);
       expect(workloads.apiServiceIP).to.equal('10.96.0.1');

@@ -225,7 +225,7 @@ export class KubernetesDriver implements LabDriver {
     const addresses = new Set([
       ...workloads.pods.filter((p) => linux.includes(p.node)).map((p) => p.ip),
       ...onPath.map((n) => n.ip),
-      ...workloads.services.map((s) => s.clusterIP),
+      ...[...workloads.services, ...workloads.hairpin].map((s) => s.clusterIP),
       ...dns.addresses,
       workloads.external.address,
     ]);

@@ -3,9 +3,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import type { CommandRunner } from '../../../lab/exec/command-runner.ts';
 import type { Logger } from '../../../lab/log/logger.ts';
-import { HEADLESS_SERVICE, serviceName } from '../../model/workload-names.ts';
+import { HEADLESS_SERVICE, serviceName, sourcePod } from '../../model/workload-names.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
-import type { DeployedPod, DeployedService, Workloads } from '../../model/lab-driver.ts';
+import type {
+  DeployedPod,
+  DeployedService,
+  HairpinService,
+  Workloads,
+} from '../../model/lab-driver.ts';
 import { ExternalEcho, routeSourceAddress } from './external-echo.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import {
@@ -64,7 +69,10 @@ export class SuiteDeployment implements AsyncDisposable {
   /** Starts the echo, creates the namespace, Services and pods, and waits until the pods are Ready. */
   async start(): Promise<Workloads> {
     const { namespace, log } = this.settings;
-    const manifests = renderSuiteManifests(this.settings);
+    const hairpinPods = this.settings.pods
+      .filter((p) => p.name === sourcePod(p.node))
+      .map(({ node, name }) => ({ node, pod: name }));
+    const manifests = renderSuiteManifests({ ...this.settings, hairpin: hairpinPods });
     const wanted = this.settings.echo;
     let echo: { address: string; port: number };
     if ('lab' in wanted) {
@@ -89,6 +97,13 @@ export class SuiteDeployment implements AsyncDisposable {
         this.core.createNamespacedService({ namespace, body }),
       );
     }
+    const hairpin: HairpinService[] = [];
+    for (const [i, body] of manifests.hairpin.entries()) {
+      const created = await this.#api(`create service ${body.metadata?.name}`, () =>
+        this.core.createNamespacedService({ namespace, body }),
+      );
+      hairpin.push(this.#hairpinService(hairpinPods[i]!.pod, created));
+    }
     await Promise.all(
       manifests.pods.map((body) =>
         this.#api(`create pod ${body.metadata?.name}`, () =>
@@ -112,6 +127,7 @@ export class SuiteDeployment implements AsyncDisposable {
       namespace,
       pods: this.settings.pods.map((p, i) => this.#deployedPod(p, ready[i]!)),
       services: services.map((s, i) => this.#deployedService(this.settings.serviceOses[i]!, s)),
+      hairpin,
       external: { address: echo.address, port: echo.port },
       apiServiceIP: api.spec?.clusterIP ?? '',
       dnsDomain: this.settings.dnsDomain,
@@ -233,6 +249,17 @@ export class SuiteDeployment implements AsyncDisposable {
       os: pod.os,
       ip: ready.status?.podIP ?? '',
       fqdn: `${podHostname(pod.name)}.${HEADLESS_SERVICE}.${namespace}.svc.${dnsDomain}`,
+    };
+  }
+
+  #hairpinService(pod: string, service: V1Service): HairpinService {
+    const name = service.metadata?.name ?? '';
+    return {
+      name,
+      pod,
+      clusterIP: service.spec?.clusterIP ?? '',
+      port: service.spec?.ports?.[0]?.port ?? 0,
+      fqdn: `${name}.${this.settings.namespace}.svc.${this.settings.dnsDomain}`,
     };
   }
 

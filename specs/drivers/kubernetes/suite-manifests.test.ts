@@ -19,6 +19,7 @@ const input: RenderInput = {
     { name: 'netexec-win1-a', nodeHostname: 'win1', os: 'windows' },
   ],
   serviceOses: ['linux', 'windows'],
+  hairpin: [{ node: 'lin1', pod: 'netexec-lin1-a' }],
 };
 
 describe('suite manifests (rendered from manifests/suite)', () => {
@@ -30,6 +31,7 @@ describe('suite manifests (rendered from manifests/suite)', () => {
       app: 'netexec',
       os: 'windows',
       'hybrid-lab/slot': 'a',
+      'hybrid-lab/pod': 'netexec-win1-a',
       'hybrid-lab/run': input.runId,
       'hybrid-lab/lab': 'hybrid',
     });

@@ -4,10 +4,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Namespace, V1Pod, V1Service } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { LAB_LABEL, RUN_LABEL, SLOT_LABEL } from '../../../lab/contracts/kubernetes-names.ts';
+import {
+  LAB_LABEL,
+  POD_LABEL,
+  RUN_LABEL,
+  SLOT_LABEL,
+} from '../../../lab/contracts/kubernetes-names.ts';
 import { LabError } from '../../../lab/errors.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
-import { SERVICE_SLOT, slotOf } from '../../model/workload-names.ts';
+import { SERVICE_SLOT, dnsLabel, hairpinServiceName, slotOf } from '../../model/workload-names.ts';
 
 export const MANIFEST_DIR = fileURLToPath(new URL('../../../manifests/suite/', import.meta.url));
 /** The container every probe execs into. */
@@ -28,17 +33,21 @@ export interface RenderInput {
   pods: readonly PodToRender[];
   /** OSes that get a `web-<os>` NodePort Service. */
   serviceOses: readonly Os[];
+  /** Each node's source pod, which gets a `hairpin-<node>` Service of its own. */
+  hairpin: readonly { node: string; pod: string }[];
 }
 
 export interface SuiteManifests {
   namespace: V1Namespace;
   pods: V1Pod[];
   services: V1Service[];
+  /** The hairpin Services, in the order of `RenderInput.hairpin`. */
+  hairpin: V1Service[];
 }
 
-/** A pod hostname must be one DNS label: node names may carry dots, pod names may be long. */
+/** A pod hostname must be one DNS label. */
 export function podHostname(podName: string): string {
-  return podName.replace(/\./g, '-').slice(0, 63).replace(/-+$/, '');
+  return dnsLabel(podName);
 }
 
 /** Renders one template; `${var}` in any string value or key is replaced, unknown names are an error. */
@@ -70,6 +79,7 @@ export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): Su
     labLabel: LAB_LABEL,
     runLabel: RUN_LABEL,
     slotLabel: SLOT_LABEL,
+    podLabel: POD_LABEL,
   };
   const at = (name: string) => join(dir, name);
   return {
@@ -100,5 +110,13 @@ export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): Su
           }) as V1Service,
       ),
     ],
+    hairpin: input.hairpin.map(
+      ({ node, pod }) =>
+        renderTemplate(at('hairpin-service.yaml'), {
+          ...common,
+          name: hairpinServiceName(node),
+          podHostname: podHostname(pod),
+        }) as V1Service,
+    ),
   };
 }
