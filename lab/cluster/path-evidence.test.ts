@@ -44,7 +44,18 @@ describe('path evidence', () => {
       /^no traced packet on win1, lin2: /,
     );
     expect(describePath(['win1'], [ACCEPTED]).split('\n')[0]).to.match(
-      /^no rule dropped it on win1: every node passed it/,
+      /^no rule dropped it on win1: every node passed it \(/,
+    );
+  });
+
+  it('when every node passed the packet, names the last rule that rewrote it (as nft 1.0.6 traced a hairpin SNAT)', () => {
+    const hairpin = [
+      'trace id e0978c5b ip nat KUBE-SEP-FOMKSKNM6XPVEN45 rule meta l4proto tcp   counter packets 3 bytes 180 dnat to 10.244.2.13:8080 (verdict accept)',
+      'trace id e0978c5b ip filter KUBE-FORWARD rule  meta mark & 0x00004000 == 0x00004000 counter packets 3 bytes 180 accept (verdict accept)',
+      'trace id e0978c5b ip handhp p rule ct status dnat ip saddr 10.244.2.0/24 ip daddr 10.244.2.0/24 snat to ip saddr (verdict accept)',
+    ].join('\n');
+    expect(describePath(['lin2'], [hairpin]).split('\n')[0]).to.equal(
+      'no rule dropped it on lin2: every node passed it; last rewritten on lin2: ip table handhp, chain p: rule `ct status dnat ip saddr 10.244.2.0/24 ip daddr 10.244.2.0/24 snat to ip saddr` (look at the answer and the pods\' own namespaces)',
     );
   });
 

@@ -174,9 +174,15 @@ async function traceRetry(
 const DROPPED =
   /^trace id \S+ (\S+) (\S+) (\S+) (?:rule (.*) \(verdict (drop|reject)[^)]*\)|policy (drop))/;
 
+/** A trace line of a rule that rewrote the packet's addresses (NAT), e.g. `… dnat to 10.244.2.13:8080 (verdict accept)`. */
+const REWRITTEN =
+  /^trace id \S+ (\S+) (\S+) (\S+) rule (.*(?:\b[ds]nat to\b|\bmasquerade\b|\bredirect\b).*) \(verdict/;
+
 /**
  * path.txt: where the traced packet died, then what each node saw of it. The first drop found
- * names the node, table, chain and rule; without one, the nodes that never saw the packet.
+ * names the node, table, chain and rule; without one, the nodes that never saw the packet, or,
+ * when every node passed it, the last rule that rewrote it (a wrong or missing NAT kills a flow
+ * as surely as a drop).
  */
 export function describePath(nodes: readonly string[], traces: readonly string[]): string {
   const lines = traces.map((t) => t.split('\n').filter((l) => l.startsWith('trace id ')));
@@ -201,13 +207,27 @@ export function describePath(nodes: readonly string[], traces: readonly string[]
       ? `no traced packet on ${nodes.join(', ')}: the flow never reached these nodes' netfilter (lost in the source pod, or never sent)`
       : unseen.length > 0
         ? `no rule dropped it; seen on ${seen.join(', ')}, never on ${unseen.join(', ')}: lost between them (route, neighbour, bridge or VXLAN forwarding)`
-        : `no rule dropped it on ${nodes.join(', ')}: every node passed it (look at the answer and the pods' own namespaces)`;
+        : `no rule dropped it on ${nodes.join(', ')}: every node passed it${lastRewrite(nodes, lines)} (look at the answer and the pods' own namespaces)`;
   const body = nodes.flatMap((node, i) => [
     '',
     `== ${node}: ${(lines[i] ?? []).length} trace lines`,
     ...(lines[i] ?? []),
   ]);
   return cap([diedAt, ...body].join('\n'));
+}
+
+/** `; last rewritten on NODE: …` for the last NAT rule the trace shows, or nothing. */
+function lastRewrite(nodes: readonly string[], lines: readonly string[][]): string {
+  let last = '';
+  nodes.forEach((node, i) => {
+    for (const line of lines[i] ?? []) {
+      const m = REWRITTEN.exec(line);
+      if (m === null) continue;
+      const [, family, table, chain, rule] = m;
+      last = `; last rewritten on ${node}: ${family} table ${table}, chain ${chain}: rule \`${(rule ?? '').trim()}\``;
+    }
+  });
+  return last;
 }
 
 function cap(text: string): string {
