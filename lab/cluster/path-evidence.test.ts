@@ -55,7 +55,7 @@ describe('path evidence', () => {
       'trace id e0978c5b ip handhp p rule ct status dnat ip saddr 10.244.2.0/24 ip daddr 10.244.2.0/24 snat to ip saddr (verdict accept)',
     ].join('\n');
     expect(describePath(['lin2'], [hairpin]).split('\n')[0]).to.equal(
-      'no rule dropped it on lin2: every node passed it; last rewritten on lin2: ip table handhp, chain p: rule `ct status dnat ip saddr 10.244.2.0/24 ip daddr 10.244.2.0/24 snat to ip saddr` (look at the answer and the pods\' own namespaces)',
+      "no rule dropped it on lin2: every node passed it; last rewritten on lin2: ip table handhp, chain p: rule `ct status dnat ip saddr 10.244.2.0/24 ip daddr 10.244.2.0/24 snat to ip saddr` (look at the answer and the pods' own namespaces)",
     );
   });
 

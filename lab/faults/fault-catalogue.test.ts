@@ -113,7 +113,7 @@ describe('fault catalogue', () => {
 
   it('kube-proxy down on a node breaks its Services and its lookups', () => {
     expect(derive(vxlan, 'clusterip-rules-removed').must).to.deep.equal([
-      'pod-to-service from lin1',
+      'pod-to-service|hairpin from lin1',
       'any cell via dns from lin1',
     ]);
   });
@@ -161,6 +161,7 @@ describe('fault catalogue', () => {
     const d = derive(vxlan, 'windows-endpoints-blackholed');
     expect(d.must).to.deep.equal([
       'pod-to-service to any of win1,win2',
+      'hairpin from win1,win2',
       'nodeport to windows to only win1',
       'nodeport to windows to only win2',
     ]);
@@ -178,6 +179,7 @@ describe('fault catalogue', () => {
     expect(d.targets).to.deep.equal(['win2']);
     expect(d.must).to.deep.equal([
       'pod-to-service to any of win2',
+      'hairpin from win2',
       'nodeport to windows to only win1',
       'nodeport to windows to only win2',
     ]);

@@ -142,6 +142,9 @@ function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise
     // win1's kube-proxy leaves out win1's own endpoint: from win1's pods it never answers.
     'local-endpoint-missing': async () =>
       everyWindowsEndpoint(await from('win1', sweep(`http://${w.services.windows.clusterIP}:80`))),
+    // win1's pod reaches itself through its own Service only when the node masquerades hairpin traffic.
+    'hairpin-masquerade-missing': async () =>
+      ok(await from('win1', http(w.hairpinWin1, 80, '/hostname'))),
     'pods-cut-from-other-os': async () =>
       ok(await from('win1', http(w.pods.lin1!, 8080, '/clientip'))),
     // win1 drops UDP to its pods; its TCP stays up (the self-test checks that cell by cell).

@@ -89,9 +89,11 @@ export interface TestWorkloads {
   /** Pod name per node (`w-<node>`) and its IP. */
   pods: Record<string, string>;
   services: Record<'linux' | 'windows', { clusterIP: string; nodePort: number }>;
+  /** ClusterIP of `hairpin-win1`, whose only endpoint is w-win1. */
+  hairpinWin1: string;
 }
 
-/** One netexec pod per node and a NodePort Service per OS, as the suite deploys them. */
+/** One netexec pod per node, a NodePort Service per OS and win1's hairpin Service, as the suite deploys them. */
 export async function deployWorkloads(lab: TestLab): Promise<TestWorkloads> {
   const { cluster, namespace } = lab;
   const pods: Record<string, string> = {};
@@ -101,7 +103,7 @@ export async function deployWorkloads(lab: TestLab): Promise<TestWorkloads> {
         name: `w-${n.name}`,
         namespace,
         node: n.name,
-        labels: { app: 'w', os: n.os },
+        labels: { app: 'w', os: n.os, pod: `w-${n.name}` },
       });
     }),
   );
@@ -116,5 +118,16 @@ export async function deployWorkloads(lab: TestLab): Promise<TestWorkloads> {
     });
     return { clusterIP: created.clusterIP ?? '', nodePort: created.nodePorts.http ?? 0 };
   };
-  return { pods, services: { linux: await service('linux'), windows: await service('windows') } };
+  const hairpin = await cluster.createService({
+    name: 'hairpin-win1',
+    namespace,
+    type: 'ClusterIP',
+    selector: { app: 'w', pod: 'w-win1' },
+    ports: [port],
+  });
+  return {
+    pods,
+    services: { linux: await service('linux'), windows: await service('windows') },
+    hairpinWin1: hairpin.clusterIP ?? '',
+  };
 }
