@@ -12,6 +12,7 @@ import {
   HEADLESS_SERVICE,
   NETEXEC_HTTP_PORT,
   SERVICE_SLOT,
+  dnsLabel,
   hairpinServiceName,
   serviceName,
   slotOf,
@@ -83,7 +84,7 @@ export class EmulatedDriver implements LabDriver {
           os,
           [RUN_LABEL]: runId,
           [SLOT_LABEL]: slotOf(name),
-          [POD_LABEL]: name,
+          [POD_LABEL]: dnsLabel(name),
         };
         const ip = await this.cluster.createPod({
           name,
@@ -144,7 +145,7 @@ export class EmulatedDriver implements LabDriver {
           name,
           namespace,
           type: 'ClusterIP',
-          selector: { app: 'netexec', [POD_LABEL]: pod },
+          selector: { app: 'netexec', [POD_LABEL]: dnsLabel(pod) },
           ports: [port],
         });
         const fqdn = `${name}.${namespace}.svc.${domain}`;

@@ -11,9 +11,7 @@ export const HEADLESS_SERVICE = 'netexec';
 
 /** The pods every driver deploys: two per node, `a` and `b`, so same-node cells have a pair. */
 export function podNames(nodes: readonly SuiteNode[]): { node: string; name: string }[] {
-  return nodes.flatMap((n) =>
-    ['a', 'b'].map((s) => ({ node: n.name, name: `netexec-${n.name}-${s}` })),
-  );
+  return nodes.flatMap((n) => ['a', 'b'].map((s) => ({ node: n.name, name: podName(n.name, s) })));
 }
 
 /**
@@ -27,9 +25,13 @@ export function slotOf(podName: string): string {
   return podName.endsWith('-b') ? 'b' : 'a';
 }
 
+function podName(node: string, slot: string): string {
+  return `netexec-${node}-${slot}`;
+}
+
 /** The pod that probes from `node`, and the only endpoint of its hairpin Service. */
 export function sourcePod(node: string): string {
-  return `netexec-${node}-a`;
+  return podName(node, 'a');
 }
 
 /** `text` as one DNS label: node names may carry dots, names built on them may be long. */
