@@ -98,10 +98,21 @@ async function snapshot(
   return Object.fromEntries(entries);
 }
 
+/**
+ * The cluster's own control traffic between node addresses: the API server, etcd and the kubelet
+ * (which carries the driver's execs). None is a probe's flow; traced, it floods the file.
+ */
+const CONTROL_PORTS = '{ 2379, 2380, 6443, 10250 }';
+
 /** The nft script that marks the flow's packets for tracing, in every hook a packet can enter by. */
 export function traceTable(addresses: readonly string[]): string {
   const set = `{ ${addresses.join(', ')} }`;
-  const mark = `ip saddr ${set} ip daddr ${set} meta nftrace set 1`;
+  // One rule per port side: nft 1.0.6 merges two `!=` on adjacent fields into one compare.
+  const mark = [
+    `tcp dport ${CONTROL_PORTS} return`,
+    `tcp sport ${CONTROL_PORTS} return`,
+    `ip saddr ${set} ip daddr ${set} meta nftrace set 1`,
+  ].join('; ');
   return [
     `table inet ${TRACE_TABLE} {`,
     `  chain trace_pre { type filter hook prerouting priority -500; ${mark}; }`,
@@ -177,6 +188,9 @@ const DROPPED =
 /** A trace line of a rule that rewrote the packet's addresses (NAT), e.g. `… dnat to 10.244.2.13:8080 (verdict accept)`. */
 const REWRITTEN =
   /^trace id \S+ (\S+) (\S+) (\S+) rule (.*(?:\b[ds]nat to\b|\bmasquerade\b|\bredirect\b).*) \(verdict/;
+/** A rule that rewrote the packet's source: the trace, following the flow's addresses, may lose it. */
+const SOURCE_REWRITTEN =
+  /^trace id \S+ (\S+) (\S+) (\S+) rule (.*(?:\bsnat to\b|\bmasquerade\b).*) \(verdict/;
 
 /**
  * path.txt: where the traced packet died, then what each node saw of it. The first drop found
@@ -202,12 +216,16 @@ export function describePath(nodes: readonly string[], traces: readonly string[]
   });
   const seen = nodes.filter((_, i) => (lines[i] ?? []).length > 0);
   const unseen = nodes.filter((_, i) => (lines[i] ?? []).length === 0);
+  const rewrite = lastRewrite(nodes, lines, REWRITTEN);
+  const sourceRewrite = lastRewrite(nodes, lines, SOURCE_REWRITTEN);
   diedAt ??=
     seen.length === 0
       ? `no traced packet on ${nodes.join(', ')}: the flow never reached these nodes' netfilter (lost in the source pod, or never sent)`
       : unseen.length > 0
-        ? `no rule dropped it; seen on ${seen.join(', ')}, never on ${unseen.join(', ')}: lost between them (route, neighbour, bridge or VXLAN forwarding)`
-        : `no rule dropped it on ${nodes.join(', ')}: every node passed it${lastRewrite(nodes, lines)} (look at the answer and the pods' own namespaces)`;
+        ? sourceRewrite === ''
+          ? `no rule dropped it; seen on ${seen.join(', ')}, never on ${unseen.join(', ')}: lost between them (route, neighbour, bridge or VXLAN forwarding)`
+          : `no rule dropped it; seen on ${seen.join(', ')}, never on ${unseen.join(', ')}${sourceRewrite} (from there on its source may be an address the trace does not follow; else it was lost between them)`
+        : `no rule dropped it on ${nodes.join(', ')}: every node passed it${rewrite} (look at the answer and the pods' own namespaces)`;
   const body = nodes.flatMap((node, i) => [
     '',
     `== ${node}: ${(lines[i] ?? []).length} trace lines`,
@@ -216,12 +234,12 @@ export function describePath(nodes: readonly string[], traces: readonly string[]
   return cap([diedAt, ...body].join('\n'));
 }
 
-/** `; last rewritten on NODE: …` for the last NAT rule the trace shows, or nothing. */
-function lastRewrite(nodes: readonly string[], lines: readonly string[][]): string {
+/** `; last rewritten on NODE: …` for the last trace line matching `nat` (a NAT rule), or nothing. */
+function lastRewrite(nodes: readonly string[], lines: readonly string[][], nat: RegExp): string {
   let last = '';
   nodes.forEach((node, i) => {
     for (const line of lines[i] ?? []) {
-      const m = REWRITTEN.exec(line);
+      const m = nat.exec(line);
       if (m === null) continue;
       const [, family, table, chain, rule] = m;
       last = `; last rewritten on ${node}: ${family} table ${table}, chain ${chain}: rule \`${(rule ?? '').trim()}\``;

@@ -12,6 +12,7 @@ export const ROW_KINDS = [
   'pod-to-pod-udp',
   'large-response',
   'pod-to-service',
+  'pod-to-service-udp',
   'hairpin',
   'nodeport',
   'outbound-nat',
@@ -30,7 +31,12 @@ export const DNS_LOOKUPS: readonly DnsLookup[] = ['short-name', 'fqdn', 'search-
 /** A row of the matrix: the kind of path and the OSes at its ends. */
 export type RowKey =
   | {
-      kind: 'pod-to-pod' | 'pod-to-pod-udp' | 'large-response' | 'pod-to-service';
+      kind:
+        | 'pod-to-pod'
+        | 'pod-to-pod-udp'
+        | 'large-response'
+        | 'pod-to-service'
+        | 'pod-to-service-udp';
       from: Os;
       to: Os;
     }
@@ -58,6 +64,7 @@ export function rowId(row: RowKey): string {
     case 'pod-to-pod-udp':
     case 'large-response':
     case 'pod-to-service':
+    case 'pod-to-service-udp':
       return `${row.kind}/${row.from}-to-${row.to}`;
     case 'nodeport':
       return `nodeport/external-to-${row.to}-node`;
@@ -88,6 +95,7 @@ export function cellId(cell: CellKey): string {
     case 'hairpin':
     case 'outbound-nat':
     case 'pod-to-service':
+    case 'pod-to-service-udp':
     case 'dns':
       return `${row}/${node}/${cell.via}`;
   }
@@ -126,13 +134,13 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
     }),
   },
   {
-    pattern: new RegExp(`^pod-to-service/${OS}-to-${OS}/${NODE}/${VIA}$`),
+    pattern: new RegExp(`^(pod-to-service|pod-to-service-udp)/${OS}-to-${OS}/${NODE}/${VIA}$`),
     key: (m) => ({
-      kind: 'pod-to-service',
-      from: m[1] as Os,
-      to: m[2] as Os,
-      ...nodePart('node', m[3]!),
-      via: m[4] as Via,
+      kind: m[1] as 'pod-to-service' | 'pod-to-service-udp',
+      from: m[2] as Os,
+      to: m[3] as Os,
+      ...nodePart('node', m[4]!),
+      via: m[5] as Via,
     }),
   },
   {

@@ -70,6 +70,8 @@ describe('fault catalogue', () => {
       'large-response from cp1,lin1,lin2,win2 to only win1',
       'pod-to-service from win1 to any of cp1,lin1,lin2,win2',
       'pod-to-service from cp1,lin1,lin2,win2 to any of win1',
+      'pod-to-service-udp from win1 to any of cp1,lin1,lin2,win2',
+      'pod-to-service-udp from cp1,lin1,lin2,win2 to any of win1',
       'any cell via dns from win1',
       'nodeport to windows to only win1',
       'nodeport to windows to only win2',
@@ -113,7 +115,7 @@ describe('fault catalogue', () => {
 
   it('kube-proxy down on a node breaks its Services and its lookups', () => {
     expect(derive(vxlan, 'clusterip-rules-removed').must).to.deep.equal([
-      'pod-to-service|hairpin from lin1',
+      'pod-to-service|pod-to-service-udp|hairpin from lin1',
       'any cell via dns from lin1',
     ]);
   });
@@ -135,7 +137,7 @@ describe('fault catalogue', () => {
     expect(pods.must).to.deep.equal(['pod-to-pod|pod-to-pod-udp from win1,win2']);
     expect(pods.outcomes).to.deep.equal(['wrong-source-ip']);
     expect(derive(vxlan, 'exception-list-no-service-cidr', 'win2').must).to.deep.equal([
-      'pod-to-service from win2',
+      'pod-to-service|pod-to-service-udp from win2',
     ]);
   });
 
@@ -160,7 +162,7 @@ describe('fault catalogue', () => {
   it('blackholed Windows endpoints break the Windows Service and its NodePorts', () => {
     const d = derive(vxlan, 'windows-endpoints-blackholed');
     expect(d.must).to.deep.equal([
-      'pod-to-service to any of win1,win2',
+      'pod-to-service|pod-to-service-udp to any of win1,win2',
       'hairpin from win1,win2',
       'nodeport to windows to only win1',
       'nodeport to windows to only win2',
@@ -178,7 +180,7 @@ describe('fault catalogue', () => {
     const d = derive(vxlan, 'node-endpoint-blackholed', 'win2');
     expect(d.targets).to.deep.equal(['win2']);
     expect(d.must).to.deep.equal([
-      'pod-to-service to any of win2',
+      'pod-to-service|pod-to-service-udp to any of win2',
       'hairpin from win2',
       'nodeport to windows to only win1',
       'nodeport to windows to only win2',
@@ -199,12 +201,12 @@ describe('fault catalogue', () => {
       'ip saddr 10.244.4.0/24 ip daddr { 10.244.0.0/24, 10.244.1.0/24, 10.244.2.0/24 } ct state new drop',
     );
     expect(d.must).to.deep.equal([
-      'pod-to-pod|pod-to-pod-udp|large-response|pod-to-service to linux from win2',
+      'pod-to-pod|pod-to-pod-udp|large-response|pod-to-service|pod-to-service-udp to linux from win2',
       'any cell via dns from win2',
     ]);
     // Linux nodes share the DNS pod's OS: their lookups are not cut.
     expect(derive(vxlan, 'pods-cut-from-other-os', 'lin2').must).to.deep.equal([
-      'pod-to-pod|pod-to-pod-udp|large-response|pod-to-service to windows from lin2',
+      'pod-to-pod|pod-to-pod-udp|large-response|pod-to-service|pod-to-service-udp to windows from lin2',
     ]);
   });
 

@@ -10,6 +10,7 @@ import {
   endpointsLostImpact,
   nodeNames,
   searchListImpact,
+  SERVICE_KINDS,
   type PathBroken,
 } from './impacts.ts';
 import {
@@ -148,7 +149,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       const from = [only(targets).name];
       return {
         mustFail: [
-          { kinds: ['pod-to-service', 'hairpin'], from },
+          { kinds: [...SERVICE_KINDS, 'hairpin'], from },
           { via: 'dns', from },
         ],
         mayFail: [],
@@ -187,7 +188,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
     'exception-list-no-service-cidr',
     'the service CIDR is dropped from the Windows OutBoundNAT ExceptionList: Services see the node IP, not the pod',
     (plan) => plan.kubernetes.serviceCIDR,
-    ['pod-to-service'],
+    SERVICE_KINDS,
   ),
   {
     id: 'windows-endpoints-blackholed',
@@ -230,7 +231,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       const node = only(targets);
       return {
         mustFail: [
-          { kinds: ['pod-to-service'], from: [node.name], toOs: node.os },
+          { kinds: SERVICE_KINDS, from: [node.name], toOs: node.os },
           // Its pods' own Services have their one endpoint there: none left, kube-proxy rejects.
           { kinds: ['hairpin'], from: [node.name] },
           { kinds: ['nodeport'], toAll: [node.name] },
@@ -288,7 +289,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       return {
         mustFail: [
           {
-            kinds: ['pod-to-pod', 'pod-to-pod-udp', 'large-response', 'pod-to-service'],
+            kinds: ['pod-to-pod', 'pod-to-pod-udp', 'large-response', ...SERVICE_KINDS],
             from: [node.name],
             toOs: otherOs,
           },
@@ -315,7 +316,9 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
     impact: (_plan, targets) => ({
       mustFail: [
         { kinds: ['pod-to-pod-udp'], toAll: [only(targets).name] },
-        { kinds: ['pod-to-pod-udp'], from: [only(targets).name] },
+        { kinds: ['pod-to-pod-udp', 'pod-to-service-udp'], from: [only(targets).name] },
+        // A sweep asks until every endpoint answered: one behind that node fails it.
+        { kinds: ['pod-to-service-udp'], toAny: [only(targets).name] },
       ],
       mayFail: [],
       outcomes: ['timeout'],

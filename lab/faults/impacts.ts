@@ -38,6 +38,9 @@ export function nodePortImpact(plan: LabPlan, broken: PathBroken): CellSelector[
   });
 }
 
+/** The Service rows, TCP and UDP: kube-proxy's rules and the faults here treat both alike. */
+export const SERVICE_KINDS: readonly RowKind[] = ['pod-to-service', 'pod-to-service-udp'];
+
 /** Cells whose DNS lookups fail because the path from their node to the DNS pod is broken. */
 export function dnsImpact(plan: LabPlan, broken: PathBroken): CellSelector[] {
   const from = nodeNames(plan).filter((node) => broken(node, dnsNode(plan)));
@@ -70,7 +73,7 @@ export function cutOffImpact(
       ...both('pod-to-pod-udp', 'toAll'),
       ...both('large-response', 'toAll'),
       // A Service cell sweeps until every endpoint answered: one endpoint across the cut fails it.
-      ...both('pod-to-service', 'toAny'),
+      ...SERVICE_KINDS.flatMap((kind) => both(kind, 'toAny')),
       ...dnsImpact(plan, podPath),
       ...nodePortImpact(plan, nodePath),
     ],
@@ -87,7 +90,7 @@ export function cutOffImpact(
 export function endpointsLostImpact(plan: LabPlan, nodes: readonly string[]): FaultImpact {
   return {
     mustFail: [
-      { kinds: ['pod-to-service'], toAny: nodes },
+      { kinds: SERVICE_KINDS, toAny: nodes },
       { kinds: ['hairpin'], from: nodes },
       ...nodePortImpact(plan, (_from, to) => nodes.includes(to)),
       ...(nodes.includes(dnsNode(plan)) ? [{ via: 'dns' as const }] : []),

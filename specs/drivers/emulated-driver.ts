@@ -11,6 +11,7 @@ import type { StartedLab } from '../../lab/providers/lab-provider.ts';
 import {
   HEADLESS_SERVICE,
   NETEXEC_HTTP_PORT,
+  NETEXEC_UDP_PORT,
   SERVICE_SLOT,
   dnsLabel,
   hairpinServiceName,
@@ -109,6 +110,12 @@ export class EmulatedDriver implements LabDriver {
       targetPort: NETEXEC_HTTP_PORT,
       protocol: 'TCP' as const,
     };
+    const udpPort = {
+      name: 'udp',
+      port: NETEXEC_UDP_PORT,
+      targetPort: NETEXEC_UDP_PORT,
+      protocol: 'UDP' as const,
+    };
     await this.cluster.createService({
       name: HEADLESS_SERVICE,
       namespace,
@@ -125,7 +132,7 @@ export class EmulatedDriver implements LabDriver {
           namespace,
           type: 'NodePort',
           selector: { app: 'netexec', os, [SLOT_LABEL]: SERVICE_SLOT },
-          ports: [port],
+          ports: [port, udpPort],
         });
         return {
           name,
@@ -133,6 +140,7 @@ export class EmulatedDriver implements LabDriver {
           clusterIP: created.clusterIP ?? '',
           port: SERVICE_PORT,
           nodePort: created.nodePorts.http ?? 0,
+          udpPort: NETEXEC_UDP_PORT,
           fqdn: `${name}.${namespace}.svc.${domain}`,
         };
       }),

@@ -23,7 +23,7 @@ const workloads = (nodes: SuiteNode[]): Workloads => fakeWorkloads(nodes);
 describe('matrix expansion', () => {
   const cells = expandCells(MATRIX, HYBRID);
 
-  it('covers every row of DESIGN §7, and pod-to-pod over UDP, with stable kebab-case ids', () => {
+  it('covers every row of DESIGN §7, and pod-to-pod and pod-to-service over UDP, with stable kebab-case ids', () => {
     expect([...new Set(cells.map((c) => c.meta.row))]).to.deep.equal([
       'pod-to-pod/windows-to-windows',
       'pod-to-pod/windows-to-linux',
@@ -41,6 +41,10 @@ describe('matrix expansion', () => {
       'pod-to-service/windows-to-linux',
       'pod-to-service/linux-to-linux',
       'pod-to-service/windows-to-windows',
+      'pod-to-service-udp/linux-to-windows',
+      'pod-to-service-udp/windows-to-linux',
+      'pod-to-service-udp/linux-to-linux',
+      'pod-to-service-udp/windows-to-windows',
       'hairpin/linux',
       'hairpin/windows',
       'nodeport/external-to-windows-node',
@@ -58,8 +62,8 @@ describe('matrix expansion', () => {
     expect(new Set(cells.map((c) => c.meta.cell)).size).to.equal(cells.length);
   });
 
-  it('hosts every cell on the default lab (175 cells, none skipped)', () => {
-    expect(cells).to.have.length(175);
+  it('hosts every cell on the default lab (195 cells, none skipped)', () => {
+    expect(cells).to.have.length(195);
     expect(cells.filter((c) => c.skip !== undefined)).to.deep.equal([]);
   });
 
@@ -101,9 +105,9 @@ describe('matrix expansion', () => {
     expect(count('nodeport')).to.equal(5);
     expect(count('outbound-nat')).to.equal(5);
     expect(count('cross-node')).to.equal(100);
-    expect(count('udp')).to.equal(50);
+    expect(count('udp')).to.equal(70);
     expect(count('hairpin')).to.equal(10);
-    expect(titles.filter((t) => /dns/.test(t))).to.have.length(25 + 25 + 10 + 5 + 15);
+    expect(titles.filter((t) => /dns/.test(t))).to.have.length(25 + 25 + 10 + 10 + 5 + 15);
   });
 
   it('skips with a reason what a lab with one Windows node cannot host', () => {
@@ -210,6 +214,13 @@ describe('matrix expansion', () => {
       expect: linuxEndpoints,
       source: w.pods.find((p) => p.name === 'netexec-win2-a')!.ip,
     });
+    const udp = cells.find((c) => c.meta.cell === 'pod-to-service-udp/windows-to-linux/win2/dns')!;
+    expect(udp.probe!(w).request).to.deep.include({
+      kind: 'endpoints',
+      base: 'udp://web-linux.ns.svc.cluster.local:8081',
+      maxRequests: 60,
+    });
+    expect(udp.probe!(w).check).to.deep.equal(spec.check);
     const np = cells.find((c) => c.meta.cell === 'nodeport/external-to-windows-node/win2/node-ip')!;
     const nodePort = np.probe!(w);
     expect(nodePort.from).to.equal('outside');

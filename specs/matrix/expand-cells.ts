@@ -188,7 +188,7 @@ function everyEndpoint(
 }
 
 function podToService(
-  row: Extract<MatrixRow, { kind: 'pod-to-service' }>,
+  row: Extract<MatrixRow, { kind: 'pod-to-service' | 'pod-to-service-udp' }>,
   nodes: readonly SuiteNode[],
 ): CellPlan[] {
   const sources = nodesOf(nodes, row.from);
@@ -204,7 +204,7 @@ function podToService(
     return row.vias.map((via) => ({
       meta: {
         ...ids({ kind: row.kind, from: row.from, to: row.to, via }),
-        title: `pod-to-service ${row.from}-to-${row.to} via ${via}`,
+        title: `${row.kind} ${row.from}-to-${row.to} via ${via}`,
         source: podEnd(row.from, '-'),
         target,
         placement: '',
@@ -218,7 +218,7 @@ function podToService(
       return {
         meta: {
           ...ids({ kind: row.kind, from: row.from, to: row.to, node: src.name, via }),
-          title: `pod-to-service ${row.from}-to-${row.to} ${src.name}-to-${backends.map((n) => n.name).join('+')} via ${via}`,
+          title: `${row.kind} ${row.from}-to-${row.to} ${src.name}-to-${backends.map((n) => n.name).join('+')} via ${via}`,
           source: podEnd(row.from, src.name, from),
           target,
           placement: '',
@@ -226,7 +226,11 @@ function podToService(
         probe: (w) => {
           const svc = service(w, row.to);
           const host = via === 'cluster-ip' ? svc.clusterIP : svc.fqdn;
-          return everyEndpoint(w, row.to, from, `http://${host}:${svc.port}`, pod(w, from).ip);
+          const base =
+            row.kind === 'pod-to-service-udp'
+              ? `udp://${host}:${svc.udpPort}`
+              : `http://${host}:${svc.port}`;
+          return everyEndpoint(w, row.to, from, base, pod(w, from).ip);
         },
       };
     }),
@@ -414,6 +418,7 @@ export function expandCells(rows: readonly MatrixRow[], nodes: readonly SuiteNod
       case 'large-response':
         return podToPod(row, nodes);
       case 'pod-to-service':
+      case 'pod-to-service-udp':
         return podToService(row, nodes);
       case 'hairpin':
         return hairpin(row, nodes);

@@ -25,8 +25,12 @@ export type MatrixRow =
       to: Os;
     }
   | {
-      /** Pod → Service backed by pods of `to`; the backend must see the source pod IP. */
-      kind: 'pod-to-service';
+      /**
+       * Pod → Service backed by pods of `to`, over TCP (HTTP /hostname then /clientip on one
+       * connection) or UDP (the same two questions as datagrams from one socket); every endpoint
+       * must answer and see the source pod IP.
+       */
+      kind: 'pod-to-service' | 'pod-to-service-udp';
       from: Os;
       to: Os;
       vias: ('cluster-ip' | 'dns')[];
@@ -113,6 +117,10 @@ export const MATRIX: readonly MatrixRow[] = [
   { kind: 'pod-to-service', from: 'windows', to: 'linux', vias: [...SERVICE_VIAS] },
   { kind: 'pod-to-service', from: 'linux', to: 'linux', vias: [...SERVICE_VIAS] },
   { kind: 'pod-to-service', from: 'windows', to: 'windows', vias: [...SERVICE_VIAS] },
+  { kind: 'pod-to-service-udp', from: 'linux', to: 'windows', vias: [...SERVICE_VIAS] },
+  { kind: 'pod-to-service-udp', from: 'windows', to: 'linux', vias: [...SERVICE_VIAS] },
+  { kind: 'pod-to-service-udp', from: 'linux', to: 'linux', vias: [...SERVICE_VIAS] },
+  { kind: 'pod-to-service-udp', from: 'windows', to: 'windows', vias: [...SERVICE_VIAS] },
   { kind: 'hairpin', from: 'linux', vias: [...SERVICE_VIAS] },
   { kind: 'hairpin', from: 'windows', vias: [...SERVICE_VIAS] },
   { kind: 'nodeport', to: 'windows' },

@@ -29,8 +29,11 @@ export interface DeployedService {
   /** OS of the pods backing it. */
   os: Os;
   clusterIP: string;
+  /** The HTTP port (netexec's HTTP server behind it). */
   port: number;
   nodePort: number;
+  /** The UDP port (netexec's UDP server behind it). */
+  udpPort: number;
   fqdn: string;
 }
 
@@ -66,7 +69,8 @@ export type ProbeRequest =
   /**
    * Opens up to `maxRequests` new TCP connections to `base` (`http://HOST:PORT`, no path); on each one
    * GET /hostname then GET /clientip over the same (keep-alive) connection, so both answers come from
-   * the same backend. Stops once every name in `expect` has answered, at the first request that fails,
+   * the same backend. With `udp://HOST:PORT`, a new UDP socket per request instead, sending the
+   * datagrams `hostname` then `clientip` from it (one source port: one conntrack entry, one backend). Stops once every name in `expect` has answered, at the first request that fails,
    * or after maxRequests requests.
    */
   | { kind: 'endpoints'; base: string; expect: string[]; maxRequests: number };

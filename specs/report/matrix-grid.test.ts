@@ -81,6 +81,7 @@ describe('report: matrix grid', function () {
       'pod-to-pod-udp by node',
       'large-response by node',
       'pod-to-service by node',
+      'pod-to-service-udp by node',
       'hairpin by node',
       'nodeport by node',
       'outbound-nat by node',
@@ -96,17 +97,18 @@ describe('report: matrix grid', function () {
     ]);
     // Services, NodePorts, the echo and DNS are columns of their own.
     expect(grids[3]!.targets).to.deep.equal(['linux service', 'windows service']);
+    expect(grids[4]!.targets).to.deep.equal(['linux service', 'windows service']);
     // Rows and columns: Windows nodes first, then Linux, each by name.
     expect(grids[0]!.sources).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
     // Hairpin: every node's pod to its own Service, one column per OS.
-    expect(grids[4]!.sources).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
-    expect(grids[4]!.targets).to.have.members([
+    expect(grids[5]!.sources).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
+    expect(grids[5]!.targets).to.have.members([
       "windows pod's own service",
       "linux pod's own service",
     ]);
-    expect(grids[5]!.sources).to.deep.equal(['outside']);
-    expect(grids[5]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
-    expect(grids[6]!.targets).to.deep.equal(['external']);
-    expect(grids[7]!.targets).to.deep.equal(['cluster DNS']);
+    expect(grids[6]!.sources).to.deep.equal(['outside']);
+    expect(grids[6]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
+    expect(grids[7]!.targets).to.deep.equal(['external']);
+    expect(grids[8]!.targets).to.deep.equal(['cluster DNS']);
   });
 });

@@ -55,7 +55,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
   const hybrid = lab('1-2-2');
 
   it('the default lab expands to the mesh the expectations below are written against', () => {
-    expect(ids(hybrid, /./)).to.have.length(175);
+    expect(ids(hybrid, /./)).to.have.length(195);
   });
 
   it('NodePort rules removed on win1: exactly its NodePort cell', () => {
@@ -68,7 +68,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
   it('DNS stopped: every cell that resolves a name, from every node', () => {
     const must = expected(hybrid, 'dns-stopped').must;
     expect(must).to.deep.equal(ids(hybrid, /\/dns$/));
-    expect(must).to.have.length(80);
+    expect(must).to.have.length(90);
   });
 
   it('route to win1 removed: its pod paths both ways, its lookups, every Service and NodePort with an endpoint across the cut', () => {
@@ -76,8 +76,8 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
       [
         crossing('win1'),
         '^pod-to-pod(-udp)?/windows-to-windows/same-node/win1/dns$',
-        '^pod-to-service/windows-to-[a-z]+/win1/',
-        '^pod-to-service/[a-z]+-to-windows/',
+        '^pod-to-service(-udp)?/windows-to-[a-z]+/win1/',
+        '^pod-to-service(-udp)?/[a-z]+-to-windows/',
         '^dns/[a-z-]+/windows/win1/',
         '^hairpin/windows/win1/dns$',
         '^nodeport/external-to-windows-node/',
@@ -108,7 +108,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'clusterip-rules-removed').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-pod(-udp)?\/linux-to-[a-z]+\/(same|cross)-node\/lin1\/.*dns$|^pod-to-service\/linux-to-[a-z]+\/lin1\/|^hairpin\/linux\/lin1\/|^dns\/[a-z-]+\/linux\/lin1\//,
+        /^pod-to-pod(-udp)?\/linux-to-[a-z]+\/(same|cross)-node\/lin1\/.*dns$|^pod-to-service(-udp)?\/linux-to-[a-z]+\/lin1\/|^hairpin\/linux\/lin1\/|^dns\/[a-z-]+\/linux\/lin1\//,
       ),
     );
   });
@@ -129,7 +129,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
 
   it('ExceptionList without the service CIDR: Services from every Windows node', () => {
     expect(expected(hybrid, 'exception-list-no-service-cidr').must).to.deep.equal(
-      ids(hybrid, /^pod-to-service\/windows-to-/),
+      ids(hybrid, /^pod-to-service(-udp)?\/windows-to-/),
     );
   });
 
@@ -137,7 +137,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'windows-endpoints-blackholed').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service\/[a-z]+-to-windows\/|^hairpin\/windows\/|^nodeport\/external-to-windows-node\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/|^nodeport\/external-to-windows-node\//,
       ),
     );
   });
@@ -146,21 +146,21 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'node-endpoint-blackholed', 'win2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^pod-to-service\/[a-z]+-to-windows\/|^hairpin\/windows\/win2\/|^nodeport\/external-to-windows-node\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/win2\/|^nodeport\/external-to-windows-node\//,
       ),
       may: [],
     });
     expect(expected(hybrid, 'node-endpoint-blackholed', 'lin2').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service\/[a-z]+-to-linux\/|^hairpin\/linux\/lin2\/|^nodeport\/external-to-linux-node\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/lin2\/|^nodeport\/external-to-linux-node\//,
       ),
     );
     // cp1 also hosts the cluster DNS pod: the kube-dns Service's one endpoint is gone too.
     expect(expected(hybrid, 'node-endpoint-blackholed', 'cp1').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service\/[a-z]+-to-linux\/|^hairpin\/linux\/cp1\/|^nodeport\/external-to-linux-node\/|\/dns$/,
+        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/cp1\/|^nodeport\/external-to-linux-node\/|\/dns$/,
       ),
     );
   });
@@ -180,7 +180,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'pods-cut-from-other-os', 'win2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^(pod-to-pod|pod-to-pod-udp|large-response)\/windows-to-linux\/cross-node\/win2\/|^pod-to-pod(-udp)?\/windows-to-[a-z]+\/(same|cross)-node\/win2\/.*dns$|^pod-to-service\/windows-to-linux\/win2\/|^pod-to-service\/windows-to-windows\/win2\/dns$|^hairpin\/windows\/win2\/dns$|^dns\/[a-z-]+\/windows\/win2\//,
+        /^(pod-to-pod|pod-to-pod-udp|large-response)\/windows-to-linux\/cross-node\/win2\/|^pod-to-pod(-udp)?\/windows-to-[a-z]+\/(same|cross)-node\/win2\/.*dns$|^pod-to-service(-udp)?\/windows-to-linux\/win2\/|^pod-to-service(-udp)?\/windows-to-windows\/win2\/dns$|^hairpin\/windows\/win2\/dns$|^dns\/[a-z-]+\/windows\/win2\//,
       ),
       may: [],
     });
@@ -192,20 +192,20 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'pods-cut-from-other-os', 'lin2').must).to.deep.equal(
       ids(
         hybrid,
-        /^(pod-to-pod|pod-to-pod-udp|large-response)\/linux-to-windows\/cross-node\/lin2\/|^pod-to-service\/linux-to-windows\/lin2\//,
+        /^(pod-to-pod|pod-to-pod-udp|large-response)\/linux-to-windows\/cross-node\/lin2\/|^pod-to-service(-udp)?\/linux-to-windows\/lin2\//,
       ),
     );
   });
 
-  it('UDP to the pods of lin2 dropped: every UDP cell to or from lin2, and nothing else', () => {
+  it('UDP to the pods of lin2 dropped: every UDP cell to or from lin2 (Services behind it too), and nothing else', () => {
     expect(expected(hybrid, 'udp-to-pods-dropped', 'lin2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^pod-to-pod-udp\/[a-z]+-to-[a-z]+\/(same-node\/lin2|cross-node\/lin2\/[a-z0-9]+|cross-node\/[a-z0-9]+\/lin2)\//,
+        /^pod-to-pod-udp\/[a-z]+-to-[a-z]+\/(same-node\/lin2|cross-node\/lin2\/[a-z0-9]+|cross-node\/[a-z0-9]+\/lin2)\/|^pod-to-service-udp\/([a-z]+-to-linux\/|linux-to-windows\/lin2\/)/,
       ),
       may: [],
     });
-    expect(expected(hybrid, 'udp-to-pods-dropped', 'lin2').must).to.have.length(18);
+    expect(expected(hybrid, 'udp-to-pods-dropped', 'lin2').must).to.have.length(18 + 10 + 2);
   });
 
   it('the MTU fault fails the large-response cells into or out of its node, and nothing small', () => {

@@ -18,6 +18,7 @@ export function fakeWorkloads(nodes: readonly SuiteNode[], namespace = 'ns'): Wo
       clusterIP: `10.96.0.${20 + i}`,
       port: 80,
       nodePort: 30080 + i,
+      udpPort: 8081,
       fqdn: `web-${os}.${namespace}.svc.cluster.local`,
     })),
     hairpin: nodes.map((n, i) => ({

@@ -606,6 +606,15 @@ async function main(): Promise<void> {
     await probe('tcp-ok', { kind: 'tcp', host: target.ip, port: 8080 });
     await probe('tcp-refused', { kind: 'tcp', host: target.ip, port: 9 });
     await probe('tcp-timeout', { kind: 'tcp', host: idle, port: 8080 }, 1000);
+    const udpSweep = (base: string) => ({
+      kind: 'endpoints' as const,
+      base,
+      expect: [],
+      maxRequests: 1,
+    });
+    await probe('udp-sweep-service', udpSweep('udp://web-linux:8081'));
+    await probe('udp-sweep-refused', udpSweep(`udp://${target.ip}:9`));
+    await probe('udp-sweep-timeout', udpSweep(`udp://${idle}:8081`), 1000);
 
     createTooEarly ??= await meetTooEarly(core, tape, unschedulable, say);
     const cordonedNode = await recordCordon(api, tape, facts);

@@ -2,10 +2,13 @@
 /**
  * The `endpoints` probe, shared by probe.mjs in pods and the suite's drivers: new connections to a
  * Service until every expected backend answered, each asking /hostname then /clientip over the
- * same connection so both answers come from one backend. Built-ins only, like every workload file.
+ * same connection so both answers come from one backend (over UDP: `hostname` then `clientip`
+ * datagrams from one socket). Built-ins only, like every workload file.
  */
 
 import { Buffer } from 'node:buffer';
+import { createSocket } from 'node:dgram';
+import { lookup } from 'node:dns/promises';
 import { Agent, get as httpGet } from 'node:http';
 import { isIP, isIPv6 } from 'node:net';
 import { URL } from 'node:url';
@@ -125,6 +128,81 @@ export async function askOneConnection(base, classify, signal) {
   } finally {
     agent.destroy();
   }
+}
+
+/**
+ * One request of a UDP sweep: a fresh socket (a new source port, so kube-proxy picks an endpoint
+ * anew) connected to `base`, sending the datagram `hostname` then `clientip` and reading one reply
+ * to each. Both go out from one port to one address: one conntrack entry, one backend. Connected,
+ * so an ICMP port-unreachable (kube-proxy's reject of a Service without endpoints) reads as refused;
+ * a lost datagram is never sent again, and the caller's deadline turns the silence into a timeout.
+ * @template {SweepReply} R
+ * @param {string} base `udp://HOST:PORT`; a name is looked up once, through the system resolver
+ * @param {(err: unknown) => R} classify maps a socket or resolver error onto a reply
+ * @param {AbortSignal} [signal] closes the socket when aborted
+ * @returns {Promise<R | AnsweredReply>}
+ */
+export async function askOneSocket(base, classify, signal) {
+  const url = new URL(base);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const socket = createSocket({
+    type: isIPv6(host) ? 'udp6' : 'udp4',
+    ...(signal ? { signal } : {}),
+  });
+  try {
+    const address = isIP(host) === 0 ? (await lookup(host)).address : host;
+    await new Promise((resolve, reject) => {
+      socket.once('error', reject);
+      socket.connect(Number(url.port), address, () => {
+        resolve(undefined);
+      });
+    });
+    const endpoint = await exchange(socket, 'hostname');
+    const client = await exchange(socket, 'clientip');
+    return { result: 'ok', answers: [{ endpoint, client: clientAddress(client) }] };
+  } catch (err) {
+    return classify(err);
+  } finally {
+    socket.removeAllListeners();
+    socket.on('error', () => {});
+    if (!signal?.aborted) socket.close();
+  }
+}
+
+/**
+ * Sends `message` over the connected `socket` and resolves with the next datagram, trimmed.
+ * Rejects on a socket error (ECONNREFUSED: an ICMP port-unreachable came back) and when the
+ * socket closes first (the caller's deadline aborted it).
+ * @param {import('node:dgram').Socket} socket
+ * @param {string} message
+ * @returns {Promise<string>}
+ */
+function exchange(socket, message) {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      socket.off('message', onMessage);
+      socket.off('error', onError);
+      socket.off('close', onClose);
+    };
+    const onMessage = (/** @type {Buffer} */ reply) => {
+      done();
+      resolve(reply.toString('utf8').trim().slice(0, MAX_BODY_CHARS));
+    };
+    const onError = (/** @type {Error} */ err) => {
+      done();
+      reject(err);
+    };
+    const onClose = () => {
+      done();
+      reject(Object.assign(new Error(`no answer to ${message}`), { code: 'ETIMEDOUT' }));
+    };
+    socket.on('message', onMessage);
+    socket.on('error', onError);
+    socket.on('close', onClose);
+    socket.send(message, (err) => {
+      if (err) onError(err);
+    });
+  });
 }
 
 /**

@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import {
   SWEEP_CONNECT_MS,
   askOneConnection,
+  askOneSocket,
   clientAddress,
   sweepEndpoints,
 } from './endpoint-sweep.mjs';
@@ -164,5 +166,64 @@ describe('askOneConnection (against a backend on 127.0.0.1)', () => {
     } finally {
       listener.kill();
     }
+  });
+});
+
+describe('askOneSocket (against a UDP backend on 127.0.0.1)', () => {
+  const sockets: Socket[] = [];
+  /** A backend answering `hostname` and `clientip` as netexec does; `seen` lists each sender. */
+  const start = async (answer = true) => {
+    const server = createSocket('udp4');
+    sockets.push(server);
+    const seen: string[] = [];
+    server.on('message', (msg, from) => {
+      seen.push(`${msg.toString()} from ${from.port}`);
+      if (!answer) return;
+      const text = msg.toString() === 'hostname' ? 'pod-a' : `${from.address}:${from.port}`;
+      server.send(text, from.port, from.address);
+    });
+    server.bind(0, '127.0.0.1');
+    await once(server, 'listening');
+    return { base: `udp://127.0.0.1:${server.address().port}`, seen };
+  };
+  const classify = (err: unknown) => ({
+    result: 'error' as const,
+    error: `${(err as { code?: string }).code ?? ''} ${String(err)}`,
+  });
+  after(() => {
+    sockets.forEach((s) => {
+      s.close();
+    });
+  });
+
+  it('asks hostname then clientip from one source port, and pairs the two answers', async () => {
+    const { base, seen } = await start();
+    expect(await askOneSocket(base, classify)).to.deep.equal({
+      result: 'ok',
+      answers: [{ endpoint: 'pod-a', client: '127.0.0.1' }],
+    });
+    const [hostname = '', clientip = ''] = seen;
+    expect(hostname).to.match(/^hostname from \d+$/);
+    expect(clientip.replace('clientip', 'hostname')).to.equal(hostname);
+    // The next request is a new socket: kube-proxy would pick an endpoint anew.
+    await askOneSocket(base, classify);
+    expect(seen[2]).to.not.equal(hostname);
+  });
+
+  it('reads an ICMP port-unreachable as a refusal (the socket is connected)', async () => {
+    const { base } = await start();
+    sockets.at(-1)!.close();
+    sockets.pop();
+    const reply = await askOneSocket(base, classify);
+    expect(reply).to.have.property('error').that.contains('ECONNREFUSED');
+  });
+
+  it('ends with a timeout once the caller aborts a socket nothing answers on', async () => {
+    const { base, seen } = await start(false);
+    const reply = await askOneSocket(base, classify, AbortSignal.timeout(200));
+    expect(reply)
+      .to.have.property('error')
+      .that.matches(/^ETIMEDOUT .*no answer to hostname/);
+    expect(seen).to.have.length(1);
   });
 });

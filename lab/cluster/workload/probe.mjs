@@ -8,8 +8,10 @@
  *   node lab/cluster/workload/probe.mjs dns NAME                 [--timeout-ms 3000]
  *   node lab/cluster/workload/probe.mjs endpoints http://HOST:PORT --expect NAME[,NAME…]
  *                                       --max-requests N         [--timeout-ms 3000]
+ *   node lab/cluster/workload/probe.mjs endpoints udp://HOST:PORT …
  *
- * endpoints opens up to N new connections, each GETting /hostname then /clientip, until every
+ * endpoints opens up to N new connections, each GETting /hostname then /clientip (udp://: new
+ * sockets, each sending the datagrams `hostname` then `clientip`), until every
  * --expect name answered (endpoint-sweep.mjs); --timeout-ms then bounds each connection, not
  * the sweep, and `answers` lists which backend answered each one and the client IP it saw.
  *

@@ -17,7 +17,12 @@ import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { URL } from 'node:url';
 import { UsageError, describeError, parseCommandLine, parseIntInRange } from './args.mjs';
-import { askOneConnection, failedRequest, sweepEndpoints } from './endpoint-sweep.mjs';
+import {
+  askOneConnection,
+  askOneSocket,
+  failedRequest,
+  sweepEndpoints,
+} from './endpoint-sweep.mjs';
 
 /** The result strings a probe prints; the suite's expected outcomes map onto these. */
 export const Result = /** @type {const} */ ({
@@ -56,7 +61,7 @@ const MAX_BODY_BYTES = 4096;
 const DEFAULT_TIMEOUT_MS = 3000;
 export const USAGE =
   'usage: probe.mjs http URL | tcp HOST PORT | udp HOST PORT MESSAGE | dns NAME\n' +
-  '       | endpoints http://HOST:PORT --expect NAME[,NAME…] --max-requests N   [--timeout-ms N]';
+  '       | endpoints http://HOST:PORT|udp://HOST:PORT --expect NAME[,NAME…] --max-requests N   [--timeout-ms N]';
 /** Flags only the endpoints probe takes. */
 const SWEEP_FLAGS = ['expect', 'max-requests'];
 
@@ -216,8 +221,11 @@ async function probeDns(name) {
  * @returns {{ base: string, expect: string[], maxRequests: number }}
  */
 function parseSweep(base, flags) {
-  if (!/^http:\/\/[^/?#]+\/?$/.test(base) || !URL.canParse(base)) {
-    throw new UsageError(`not http://HOST:PORT (no path): ${base}`);
+  if (!/^(http|udp):\/\/[^/?#]+\/?$/.test(base) || !URL.canParse(base)) {
+    throw new UsageError(`not http://HOST:PORT or udp://HOST:PORT (no path): ${base}`);
+  }
+  if (base.startsWith('udp:') && new URL(base).port === '') {
+    throw new UsageError(`udp://HOST:PORT needs its PORT: ${base}`);
   }
   const expect = (flags.get('expect') ?? '').split(',').filter((name) => name !== '');
   if (expect.length === 0) throw new UsageError('endpoints needs --expect NAME[,NAME…]');
@@ -237,7 +245,9 @@ function parseSweep(base, flags) {
 function probeEndpoints(sweep, arm, signal) {
   return sweepEndpoints(sweep, (request, answered) => {
     arm((timedOut) => failedRequest(request, sweep.maxRequests, timedOut, answered));
-    return askOneConnection(sweep.base, fromError, signal);
+    return sweep.base.startsWith('udp:')
+      ? askOneSocket(sweep.base, fromError, signal)
+      : askOneConnection(sweep.base, fromError, signal);
   });
 }
 
@@ -286,7 +296,7 @@ function selectProbe(kind, args, flags) {
       expect(1, 'NAME');
       return () => probeDns(a);
     case 'endpoints': {
-      expect(1, 'http://HOST:PORT');
+      expect(1, 'http://HOST:PORT or udp://HOST:PORT');
       const sweep = parseSweep(a, flags);
       return (arm, signal) => probeEndpoints(sweep, arm, signal);
     }

@@ -192,6 +192,77 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
     });
   });
 
+  describe('endpoints over UDP (one socket per exec on Linux; two /dial calls on Windows)', () => {
+    const sweep: ProbeRequest = {
+      kind: 'endpoints',
+      base: 'udp://10.96.101.21:8081',
+      expect: ['netexec-lin2-b'],
+      maxRequests: 20,
+    };
+
+    it('runs a bash script on Linux: one /dev/udp socket, a reply per question within half the budget', () => {
+      const argv = probeCommand('linux', sweep, 3000);
+      expect(argv.slice(0, 2)).to.deep.equal(['bash', '-c']);
+      expect(argv.slice(3)).to.deep.equal(['udp-sweep', '10.96.101.21', '8081', '1.500']);
+      expect(argv[2]).to.contain('exec 3<>"/dev/udp/$1/$2"');
+      expect(argv[2]).to.contain('timeout "$3" dd bs=4096 count=1 status=none <&3');
+    });
+
+    it('asks netexec /dial for hostname then clientip on Windows, in one curl run', () => {
+      const argv = probeCommand('windows', sweep, 3000);
+      expect(argv[0]).to.equal('curl.exe');
+      const dials = argv.slice(-2).map((href) => Object.fromEntries(new URL(href).searchParams));
+      expect(dials.map((d) => d.request)).to.deep.equal(['hostname', 'clientip']);
+      expect(dials[0]).to.include({
+        protocol: 'udp',
+        host: '10.96.101.21',
+        port: '8081',
+        tries: '1',
+      });
+    });
+
+    it("pairs the Linux script's two replies (as bash printed them for netexec)", () => {
+      const stdout =
+        'netexec-lin2-b\n--hybrid-lab-udp:hostname\n10.244.1.5:43775\n--hybrid-lab-udp:clientip\n';
+      expect(replyFromExec(sweep, ran(0, stdout), 'linux')).to.deep.equal({
+        result: 'ok',
+        answers: [{ endpoint: 'netexec-lin2-b', client: '10.244.1.5' }],
+      });
+    });
+
+    it("maps the script's failures: 124 timeout, refused, a name bash could not resolve", () => {
+      expect(replyFromExec(sweep, ran(124, 'netexec-lin2-b\n'), 'linux').result).to.equal(
+        'timeout',
+      );
+      const refused = "dd: error reading 'standard input': Connection refused\n";
+      expect(replyFromExec(sweep, ran(1, '', refused), 'linux')).to.deep.equal({
+        result: 'refused',
+        error: refused.trim(),
+      });
+      const unknown = [
+        'udp-sweep: line 1: web-linux.x: Name or service not known',
+        'udp-sweep: line 1: /dev/udp/web-linux.x/8081: Invalid argument',
+      ].join('\n');
+      expect(replyFromExec(sweep, ran(6, '', unknown), 'linux').result).to.equal('nxdomain');
+    });
+
+    it('pairs the Windows /dial answers, and reports a /dial error', () => {
+      const ok = [
+        '{"responses":["netexec-lin2-b"]}\n--hybrid-lab-status:200',
+        '{"responses":["10.244.4.2:51002"]}\n--hybrid-lab-status:200',
+      ].join('\n');
+      expect(replyFromExec(sweep, ran(0, ok), 'windows')).to.deep.equal({
+        result: 'ok',
+        answers: [{ endpoint: 'netexec-lin2-b', client: '10.244.4.2' }],
+      });
+      const lost = [
+        '{"responses":["netexec-lin2-b"]}\n--hybrid-lab-status:200',
+        '{"errors":["reading from udp connection failed. err:\'read udp 10.244.4.2:51003->10.96.101.21:8081: i/o timeout\'"]}\n--hybrid-lab-status:200',
+      ].join('\n');
+      expect(replyFromExec(sweep, ran(0, lost), 'windows').result).to.equal('timeout');
+    });
+  });
+
   describe('dns', () => {
     it('collects the addresses curl 8 resolved, whatever the connection did next', () => {
       const stderr = [
@@ -357,6 +428,20 @@ describe('recorded probes (probeCommand run in a pod of a live v1.20.2 cluster, 
       result: 'nxdomain',
       error: 'Could not resolve host: web-nosuch',
     });
+  });
+
+  it('endpoints over UDP: bash pairs the backend and the client it saw; a closed port is refused, a silent one times out', async () => {
+    const source = statusOnPoll(execRun('udp-sweep-service').pod, Infinity).podIP!;
+    const { reply } = await replyOf('udp-sweep-service');
+    expect(reply.result).to.equal('ok');
+    expect(reply.answers).to.have.length(1);
+    expect(reply.answers![0]!.endpoint).to.match(/^netexec-[a-z0-9]+-b$/);
+    expect(reply.answers![0]!.client).to.equal(source);
+    expect((await replyOf('udp-sweep-refused')).reply).to.deep.equal({
+      result: 'refused',
+      error: "dd: error reading 'standard input': Connection refused",
+    });
+    expect((await replyOf('udp-sweep-timeout')).reply.result).to.equal('timeout');
   });
 
   it('tcp: agnhost connect exits 0, or 1 with REFUSED or TIMEOUT', async () => {

@@ -29,6 +29,14 @@
  *   with endpoint-sweep.mjs): `curl --fail-early … BASE/hostname BASE/clientip`, which reuses the
  *   connection for the second URL, so both bodies come from one backend. A status line after each
  *   transfer carries `%{num_connects}`: 0 for /clientip proves the connection was reused.
+ * - endpoints over UDP (`udp://HOST:PORT`), one exec per socket. Linux (the image is Debian with
+ *   bash and coreutils): bash's /dev/udp opens one connected socket, `hostname` and then `clientip`
+ *   go out of it, and `dd count=1` reads one reply datagram each under `timeout`; one source port,
+ *   so one conntrack entry and one backend. Windows: the image has no UDP client that keeps a
+ *   socket, only netexec's /dial, which opens one per datagram; curl asks /dial for `hostname` and
+ *   then `clientip`, so the two answers may come from different backends. Every backend is still
+ *   seen, and every client address seen is checked, but a wrong source address confined to one
+ *   endpoint is found only when a `clientip` datagram lands there.
  */
 import type { ProbeReply, ProbeRequest } from '../../model/lab-driver.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
@@ -95,6 +103,7 @@ export function probeCommand(os: Os, request: ProbeRequest, timeoutMs: number): 
       return [curl(os), '-sS', ...limits, '-w', `\n${STATUS_MARK}%{http_code}`, dial.href];
     }
     case 'endpoints': {
+      if (request.base.startsWith('udp:')) return udpSweepCommand(os, request.base, timeoutMs);
       // curl's limits apply to each transfer: the two GETs share one request's budget. A connect
       // slower than SWEEP_CONNECT_MS lost its first SYN (see endpoint-sweep.mjs).
       const half = seconds(timeoutMs / 2);
@@ -115,8 +124,55 @@ export function probeCommand(os: Os, request: ProbeRequest, timeoutMs: number): 
   }
 }
 
-/** The ProbeReply for what the command printed and how it exited. */
-export function replyFromExec(request: ProbeRequest, result: ExecResult): ProbeReply {
+/** Each UDP question's reply, then this marker line naming the question (Linux). */
+const UDP_MARK = '--hybrid-lab-udp:';
+/** $1 host, $2 port, $3 seconds to wait for each reply; exit 6: no socket, 124: no reply. */
+const UDP_SWEEP_SCRIPT = [
+  'exec 3<>"/dev/udp/$1/$2" || exit 6',
+  'for q in hostname clientip; do',
+  '  printf %s "$q" >&3 || exit 7',
+  '  timeout "$3" dd bs=4096 count=1 status=none <&3 || exit $?',
+  `  printf '\n${UDP_MARK}%s\n' "$q"`,
+  'done',
+].join('\n');
+
+/** One request of a UDP sweep from an agnhost pod on `os` (see the header). */
+function udpSweepCommand(os: Os, base: string, timeoutMs: number): string[] {
+  const url = new URL(base);
+  const half = seconds(timeoutMs / 2);
+  if (os === 'linux') {
+    return ['bash', '-c', UDP_SWEEP_SCRIPT, 'udp-sweep', url.hostname, url.port, half];
+  }
+  const dials = ENDPOINT_PATHS.map((path) => {
+    const dial = new URL(`http://127.0.0.1:${NETEXEC_HTTP_PORT}/dial`);
+    for (const [key, value] of Object.entries({
+      request: path.slice(1),
+      protocol: 'udp',
+      host: url.hostname,
+      port: url.port,
+      tries: '1',
+    }))
+      dial.searchParams.set(key, value);
+    return dial.href;
+  });
+  return [
+    curl(os),
+    '-sS',
+    '--fail-early',
+    '-m',
+    half,
+    '-w',
+    `\n${STATUS_MARK}%{http_code}\n`,
+    ...dials,
+  ];
+}
+
+/** The ProbeReply for what the command printed and how it exited in a pod on `os`. */
+export function replyFromExec(
+  request: ProbeRequest,
+  result: ExecResult,
+  os: Os = 'linux',
+): ProbeReply {
   if (result.exitCode === null) {
     const why = result.status.message ?? result.status.reason ?? 'no exit code';
     return { result: 'error', error: `exec failed: ${why}` };
@@ -131,8 +187,56 @@ export function replyFromExec(request: ProbeRequest, result: ExecResult): ProbeR
     case 'udp':
       return dialReply(request.host, result.exitCode, result.stdout, result.stderr);
     case 'endpoints':
-      return endpointsReply(result.exitCode, result.stdout, result.stderr);
+      if (!request.base.startsWith('udp:'))
+        return endpointsReply(result.exitCode, result.stdout, result.stderr);
+      return os === 'linux'
+        ? udpScriptReply(result.exitCode, result.stdout, result.stderr)
+        : udpDialsReply(request.base, result.exitCode, result.stdout, result.stderr);
   }
+}
+
+/** The Linux UDP sweep script's output: each reply before the marker line naming its question. */
+function udpScriptReply(exitCode: number, stdout: string, stderr: string): ProbeReply {
+  const why = stderr.trim().split('\n').at(-1) ?? '';
+  if (exitCode === 124) return { result: 'timeout', error: `no UDP reply in time ${why}`.trim() };
+  if (exitCode !== 0) {
+    // bash names the host it could not resolve on the line before its own failure.
+    if (/not known|no address/i.test(stderr)) return { result: 'nxdomain', error: stderr.trim() };
+    const error = why || `the UDP sweep script exited ${exitCode}`;
+    return { result: classifyConnectError(error), error };
+  }
+  const replies = new Map<string, string>();
+  let from = 0;
+  for (const line of stdout.matchAll(new RegExp(`^${UDP_MARK}(.*)$`, 'gm'))) {
+    replies.set(line[1] ?? '', stdout.slice(from, line.index).trim().slice(0, MAX_BODY_CHARS));
+    from = line.index + line[0].length;
+  }
+  const endpoint = replies.get('hostname');
+  const client = replies.get('clientip');
+  if (endpoint === undefined || client === undefined) {
+    return {
+      result: 'error',
+      error: `the UDP sweep script printed no answers: ${stdout.slice(0, 200)}`,
+    };
+  }
+  return { result: 'ok', answers: [{ endpoint, client: clientAddress(client) }] };
+}
+
+/** Windows: netexec's /dial answers to `hostname` and `clientip`, one socket each (see the header). */
+function udpDialsReply(base: string, exitCode: number, stdout: string, stderr: string): ProbeReply {
+  if (exitCode !== 0) return curlFailure(exitCode, stderr);
+  const host = new URL(base).hostname;
+  const bodies: string[] = [];
+  for (const transfer of curlTransfers(stdout)) {
+    const reply = dialReply(host, 0, `${transfer.body}\n${STATUS_MARK}${transfer.status}`, '');
+    if (reply.result !== 'ok') return reply;
+    bodies.push(reply.body ?? '');
+  }
+  const [endpoint, client] = bodies;
+  if (endpoint === undefined || client === undefined) {
+    return { result: 'error', error: `curl printed ${bodies.length} of 2 /dial answers` };
+  }
+  return { result: 'ok', answers: [{ endpoint, client: clientAddress(client) }] };
 }
 
 /** One transfer of a curl run, read from the text before its status line and the line itself. */

@@ -305,7 +305,7 @@ export class KubernetesDriver implements LabDriver {
       return this.probeFromPod(pod, { ...request, host: address }, timeoutMs);
     }
     const command = probeCommand(pod.os, request, timeoutMs);
-    const once = () => this.#execProbe(target, command, request, timeoutMs);
+    const once = () => this.#execProbe(target, command, request, timeoutMs, pod.os);
     // One exec per connection: Windows pods have no shell to loop in, so the driver sweeps.
     return request.kind === 'endpoints' ? sweepEndpoints(request, once) : once();
   }
@@ -316,12 +316,14 @@ export class KubernetesDriver implements LabDriver {
     command: string[],
     request: ProbeRequest,
     timeoutMs: number,
+    os?: Os,
   ): Promise<ProbeReply> {
     try {
       const grace = this.#options.execGraceMs ?? 10_000;
       return replyFromExec(
         request,
         await execInPod(this.#clients.exec, target, command, timeoutMs + grace),
+        os,
       );
     } catch (error) {
       if (!(error instanceof ExecError)) throw error;

@@ -264,7 +264,8 @@ export class SuiteDeployment implements AsyncDisposable {
   }
 
   #deployedService(os: Os, service: V1Service): DeployedService {
-    const port = service.spec?.ports?.[0];
+    const ports = service.spec?.ports ?? [];
+    const port = ports.find((p) => p.protocol !== 'UDP');
     const name = service.metadata?.name ?? serviceName(os);
     return {
       name,
@@ -272,6 +273,7 @@ export class SuiteDeployment implements AsyncDisposable {
       clusterIP: service.spec?.clusterIP ?? '',
       port: port?.port ?? 0,
       nodePort: port?.nodePort ?? 0,
+      udpPort: ports.find((p) => p.protocol === 'UDP')?.port ?? 0,
       fqdn: `${name}.${this.settings.namespace}.svc.${this.settings.dnsDomain}`,
     };
   }

@@ -76,6 +76,7 @@ describe('suite manifests (rendered from manifests/suite)', () => {
     });
     expect(windows?.spec?.ports).to.deep.equal([
       { name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' },
+      { name: 'udp', port: 8081, targetPort: 8081, protocol: 'UDP' },
     ]);
   });
 
