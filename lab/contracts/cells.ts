@@ -15,6 +15,7 @@ export const ROW_KINDS = [
   'pod-to-service-udp',
   'hairpin',
   'nodeport',
+  'nodeport-udp',
   'outbound-nat',
   'dns',
 ] as const;
@@ -42,7 +43,7 @@ export type RowKey =
     }
   /** A pod → a Service whose only endpoint is that pod: source and target are one pod of `from`. */
   | { kind: 'hairpin'; from: Os }
-  | { kind: 'nodeport'; to: Os }
+  | { kind: 'nodeport' | 'nodeport-udp'; to: Os }
   | { kind: 'outbound-nat'; from: Os }
   | { kind: 'dns'; from: Os; lookup: DnsLookup };
 
@@ -67,7 +68,8 @@ export function rowId(row: RowKey): string {
     case 'pod-to-service-udp':
       return `${row.kind}/${row.from}-to-${row.to}`;
     case 'nodeport':
-      return `nodeport/external-to-${row.to}-node`;
+    case 'nodeport-udp':
+      return `${row.kind}/external-to-${row.to}-node`;
     case 'hairpin':
     case 'outbound-nat':
       return `${row.kind}/${row.from}`;
@@ -92,6 +94,7 @@ export function cellId(cell: CellKey): string {
       return `${row}/${placement}/${nodes}/${cell.via}`;
     }
     case 'nodeport':
+    case 'nodeport-udp':
     case 'hairpin':
     case 'outbound-nat':
     case 'pod-to-service':
@@ -144,12 +147,12 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
     }),
   },
   {
-    pattern: new RegExp(`^nodeport/external-to-${OS}-node/${NODE}/${VIA}$`),
+    pattern: new RegExp(`^(nodeport|nodeport-udp)/external-to-${OS}-node/${NODE}/${VIA}$`),
     key: (m) => ({
-      kind: 'nodeport',
-      to: m[1] as Os,
-      ...nodePart('node', m[2]!),
-      via: m[3] as Via,
+      kind: m[1] as 'nodeport' | 'nodeport-udp',
+      to: m[2] as Os,
+      ...nodePart('node', m[3]!),
+      via: m[4] as Via,
     }),
   },
   {

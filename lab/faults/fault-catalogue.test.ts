@@ -73,8 +73,8 @@ describe('fault catalogue', () => {
       'pod-to-service-udp from win1 to any of cp1,lin1,lin2,win2',
       'pod-to-service-udp from cp1,lin1,lin2,win2 to any of win1',
       'any cell via dns from win1',
-      'nodeport to windows to only win1',
-      'nodeport to windows to only win2',
+      'nodeport|nodeport-udp to windows to only win1',
+      'nodeport|nodeport-udp to windows to only win2',
     ]);
     // Service and NodePort cells sweep every endpoint: nothing is left to chance.
     expect(d.may).to.deep.equal([]);
@@ -89,8 +89,8 @@ describe('fault catalogue', () => {
   it("host-gw: NodePorts break only towards the cut-off node's pods", () => {
     // host-gw nodes speak from their lab address, so a NodePort on the cut-off node still gets replies.
     const must = derive(hostGw, 'pod-route-removed', 'win1').must;
-    expect(must).to.include('nodeport to windows to only win2');
-    expect(must).to.not.include('nodeport to windows to only win1');
+    expect(must).to.include('nodeport|nodeport-udp to windows to only win2');
+    expect(must).to.not.include('nodeport|nodeport-udp to windows to only win1');
   });
 
   it('vxlan FDB flush exists only on vxlan labs', () => {
@@ -104,7 +104,7 @@ describe('fault catalogue', () => {
 
   it("NodePort rules removed on one node break exactly that node's NodePort cells", () => {
     const d = derive(vxlan, 'nodeport-rules-removed', 'win2');
-    expect(d.must).to.deep.equal(['nodeport to only win2']);
+    expect(d.must).to.deep.equal(['nodeport|nodeport-udp to only win2']);
     expect(d.outcomes).to.deep.equal(['refused']);
     expect(d.actions[0]).to.include({
       kind: 'nft',
@@ -164,8 +164,8 @@ describe('fault catalogue', () => {
     expect(d.must).to.deep.equal([
       'pod-to-service|pod-to-service-udp to any of win1,win2',
       'hairpin from win1,win2',
-      'nodeport to windows to only win1',
-      'nodeport to windows to only win2',
+      'nodeport|nodeport-udp to windows to only win1',
+      'nodeport|nodeport-udp to windows to only win2',
     ]);
     expect(d.actions.map((a) => a.kind === 'nft' && a.node)).to.deep.equal([
       'cp1',
@@ -182,8 +182,8 @@ describe('fault catalogue', () => {
     expect(d.must).to.deep.equal([
       'pod-to-service|pod-to-service-udp to any of win2',
       'hairpin from win2',
-      'nodeport to windows to only win1',
-      'nodeport to windows to only win2',
+      'nodeport|nodeport-udp to windows to only win1',
+      'nodeport|nodeport-udp to windows to only win2',
     ]);
     expect(d.actions).to.have.length(5);
     const [first] = d.actions;

@@ -11,6 +11,7 @@ import {
   nodeNames,
   searchListImpact,
   SERVICE_KINDS,
+  NODEPORT_KINDS,
   type PathBroken,
 } from './impacts.ts';
 import {
@@ -128,7 +129,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       ];
     },
     impact: (_plan, targets) => ({
-      mustFail: [{ kinds: ['nodeport'], toAll: [only(targets).name] }],
+      mustFail: [{ kinds: NODEPORT_KINDS, toAll: [only(targets).name] }],
       mayFail: [],
       outcomes: ['refused'],
     }),
@@ -234,7 +235,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
           { kinds: SERVICE_KINDS, from: [node.name], toOs: node.os },
           // Its pods' own Services have their one endpoint there: none left, kube-proxy rejects.
           { kinds: ['hairpin'], from: [node.name] },
-          { kinds: ['nodeport'], toAll: [node.name] },
+          { kinds: NODEPORT_KINDS, toAll: [node.name] },
         ],
         mayFail: [],
         // With other endpoints left, they answer and this one never does; with none, kube-proxy rejects.
@@ -319,6 +320,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
         { kinds: ['pod-to-pod-udp', 'pod-to-service-udp'], from: [only(targets).name] },
         // A sweep asks until every endpoint answered: one behind that node fails it.
         { kinds: ['pod-to-service-udp'], toAny: [only(targets).name] },
+        { kinds: ['nodeport-udp'], toOs: only(targets).os },
       ],
       mayFail: [],
       outcomes: ['timeout'],

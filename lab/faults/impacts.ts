@@ -34,12 +34,14 @@ export function nodePortImpact(plan: LabPlan, broken: PathBroken): CellSelector[
     const backends = nodeNames(plan, os);
     return backends
       .filter((node) => backends.some((backend) => broken(node, backend)))
-      .map((node): CellSelector => ({ kinds: ['nodeport'], toOs: os, toAll: [node] }));
+      .map((node): CellSelector => ({ kinds: NODEPORT_KINDS, toOs: os, toAll: [node] }));
   });
 }
 
 /** The Service rows, TCP and UDP: kube-proxy's rules and the faults here treat both alike. */
 export const SERVICE_KINDS: readonly RowKind[] = ['pod-to-service', 'pod-to-service-udp'];
+/** The NodePort rows, TCP and UDP, likewise. */
+export const NODEPORT_KINDS: readonly RowKind[] = ['nodeport', 'nodeport-udp'];
 
 /** Cells whose DNS lookups fail because the path from their node to the DNS pod is broken. */
 export function dnsImpact(plan: LabPlan, broken: PathBroken): CellSelector[] {

@@ -141,6 +141,7 @@ export class EmulatedDriver implements LabDriver {
           port: SERVICE_PORT,
           nodePort: created.nodePorts.http ?? 0,
           udpPort: NETEXEC_UDP_PORT,
+          udpNodePort: created.nodePorts.udp ?? 0,
           fqdn: `${name}.${namespace}.svc.${domain}`,
         };
       }),

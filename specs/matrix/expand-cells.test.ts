@@ -49,6 +49,8 @@ describe('matrix expansion', () => {
       'hairpin/windows',
       'nodeport/external-to-windows-node',
       'nodeport/external-to-linux-node',
+      'nodeport-udp/external-to-windows-node',
+      'nodeport-udp/external-to-linux-node',
       'outbound-nat/linux',
       'outbound-nat/windows',
       'dns/short-name/linux',
@@ -62,8 +64,8 @@ describe('matrix expansion', () => {
     expect(new Set(cells.map((c) => c.meta.cell)).size).to.equal(cells.length);
   });
 
-  it('hosts every cell on the default lab (195 cells, none skipped)', () => {
-    expect(cells).to.have.length(195);
+  it('hosts every cell on the default lab (200 cells, none skipped)', () => {
+    expect(cells).to.have.length(200);
     expect(cells.filter((c) => c.skip !== undefined)).to.deep.equal([]);
   });
 
@@ -102,10 +104,10 @@ describe('matrix expansion', () => {
     expect(cells.filter((c) => c.meta.title.includes('win2'))).to.deep.equal(touching);
     // Today's greps still select their rows.
     const count = (word: string) => titles.filter((t) => t.includes(word)).length;
-    expect(count('nodeport')).to.equal(5);
+    expect(count('nodeport')).to.equal(10);
     expect(count('outbound-nat')).to.equal(5);
     expect(count('cross-node')).to.equal(100);
-    expect(count('udp')).to.equal(70);
+    expect(count('udp')).to.equal(75);
     expect(count('hairpin')).to.equal(10);
     expect(titles.filter((t) => /dns/.test(t))).to.have.length(25 + 25 + 10 + 10 + 5 + 15);
   });
@@ -228,5 +230,11 @@ describe('matrix expansion', () => {
       kind: 'every-endpoint',
       expect: ['netexec-win1-b', 'netexec-win2-b'],
     });
+    const npUdp = cells.find(
+      (c) => c.meta.cell === 'nodeport-udp/external-to-windows-node/win2/node-ip',
+    )!;
+    const win2 = HYBRID.find((n) => n.name === 'win2')!;
+    expect(npUdp.probe!(w).request).to.have.property('base', `udp://${win2.ip}:30181`);
+    expect(npUdp.probe!(w).check).to.deep.equal(nodePort.check);
   });
 });

@@ -298,12 +298,12 @@ function hairpin(
 }
 
 function nodePort(
-  row: Extract<MatrixRow, { kind: 'nodeport' }>,
+  row: Extract<MatrixRow, { kind: 'nodeport' | 'nodeport-udp' }>,
   nodes: readonly SuiteNode[],
 ): CellPlan[] {
   const targets = nodes.filter((n) => n.os === row.to);
   const key = (node?: string): CellKey => ({
-    kind: 'nodeport',
+    kind: row.kind,
     to: row.to,
     via: 'node-ip',
     ...(node === undefined ? {} : { node }),
@@ -311,7 +311,7 @@ function nodePort(
   if (targets.length === 0) {
     const meta = {
       ...ids(key()),
-      title: `nodeport external-to-${row.to}-node via node-ip`,
+      title: `${row.kind} external-to-${row.to}-node via node-ip`,
       source: OUTSIDE,
       target: { os: row.to, node: '-', label: `${row.to} node` },
       placement: '',
@@ -321,14 +321,20 @@ function nodePort(
   return targets.map((node) => ({
     meta: {
       ...ids(key(node.name)),
-      title: `nodeport external-to-${row.to}-node ${node.name} via node-ip`,
+      title: `${row.kind} external-to-${row.to}-node ${node.name} via node-ip`,
       source: OUTSIDE,
       target: { os: row.to, node: node.name, label: `${row.to} node` },
       placement: '',
     },
     // From outside, the backend sees the address the node masqueraded to: only who answered counts.
-    probe: (w) =>
-      everyEndpoint(w, row.to, 'outside', `http://${node.ip}:${service(w, row.to).nodePort}`),
+    probe: (w) => {
+      const svc = service(w, row.to);
+      const base =
+        row.kind === 'nodeport-udp'
+          ? `udp://${node.ip}:${svc.udpNodePort}`
+          : `http://${node.ip}:${svc.nodePort}`;
+      return everyEndpoint(w, row.to, 'outside', base);
+    },
   }));
 }
 
@@ -423,6 +429,7 @@ export function expandCells(rows: readonly MatrixRow[], nodes: readonly SuiteNod
       case 'hairpin':
         return hairpin(row, nodes);
       case 'nodeport':
+      case 'nodeport-udp':
         return nodePort(row, nodes);
       case 'outbound-nat':
         return outboundNat(row, nodes);

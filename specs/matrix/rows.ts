@@ -45,8 +45,11 @@ export type MatrixRow =
       vias: ('cluster-ip' | 'dns')[];
     }
   | {
-      /** The outside world → NodePort on every node of `to`; one cell per node. */
-      kind: 'nodeport';
+      /**
+       * The outside world → NodePort on every node of `to`, over TCP or UDP (the Service's UDP
+       * port); one cell per node, every endpoint must answer.
+       */
+      kind: 'nodeport' | 'nodeport-udp';
       to: Os;
     }
   | {
@@ -125,6 +128,8 @@ export const MATRIX: readonly MatrixRow[] = [
   { kind: 'hairpin', from: 'windows', vias: [...SERVICE_VIAS] },
   { kind: 'nodeport', to: 'windows' },
   { kind: 'nodeport', to: 'linux' },
+  { kind: 'nodeport-udp', to: 'windows' },
+  { kind: 'nodeport-udp', to: 'linux' },
   { kind: 'outbound-nat', from: 'linux' },
   { kind: 'outbound-nat', from: 'windows' },
   { kind: 'dns', from: 'linux', lookup: 'short-name' },

@@ -32,8 +32,9 @@ export interface DeployedService {
   /** The HTTP port (netexec's HTTP server behind it). */
   port: number;
   nodePort: number;
-  /** The UDP port (netexec's UDP server behind it). */
+  /** The UDP port (netexec's UDP server behind it), and its node port. */
   udpPort: number;
+  udpNodePort: number;
   fqdn: string;
 }
 

@@ -84,6 +84,7 @@ describe('report: matrix grid', function () {
       'pod-to-service-udp by node',
       'hairpin by node',
       'nodeport by node',
+      'nodeport-udp by node',
       'outbound-nat by node',
       'dns by node',
     ]);
@@ -108,7 +109,9 @@ describe('report: matrix grid', function () {
     ]);
     expect(grids[6]!.sources).to.deep.equal(['outside']);
     expect(grids[6]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
-    expect(grids[7]!.targets).to.deep.equal(['external']);
-    expect(grids[8]!.targets).to.deep.equal(['cluster DNS']);
+    expect(grids[7]!.sources).to.deep.equal(['outside']);
+    expect(grids[7]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
+    expect(grids[8]!.targets).to.deep.equal(['external']);
+    expect(grids[9]!.targets).to.deep.equal(['cluster DNS']);
   });
 });

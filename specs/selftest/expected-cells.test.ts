@@ -55,12 +55,15 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
   const hybrid = lab('1-2-2');
 
   it('the default lab expands to the mesh the expectations below are written against', () => {
-    expect(ids(hybrid, /./)).to.have.length(195);
+    expect(ids(hybrid, /./)).to.have.length(200);
   });
 
   it('NodePort rules removed on win1: exactly its NodePort cell', () => {
     expect(expected(hybrid, 'nodeport-rules-removed')).to.deep.equal({
-      must: ['nodeport/external-to-windows-node/win1/node-ip'],
+      must: [
+        'nodeport/external-to-windows-node/win1/node-ip',
+        'nodeport-udp/external-to-windows-node/win1/node-ip',
+      ],
       may: [],
     });
   });
@@ -80,7 +83,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
         '^pod-to-service(-udp)?/[a-z]+-to-windows/',
         '^dns/[a-z-]+/windows/win1/',
         '^hairpin/windows/win1/dns$',
-        '^nodeport/external-to-windows-node/',
+        '^nodeport(-udp)?/external-to-windows-node/',
       ].join('|'),
     );
     expect(expected(hybrid, 'pod-route-removed')).to.deep.equal({
@@ -102,6 +105,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     const must = expected(lab('1-2-2', 'host-gw'), 'pod-route-removed').must;
     expect(must).to.not.include('nodeport/external-to-windows-node/win1/node-ip');
     expect(must).to.include('nodeport/external-to-windows-node/win2/node-ip');
+    expect(must).to.include('nodeport-udp/external-to-windows-node/win2/node-ip');
   });
 
   it('kube-proxy down on lin1: every probe from lin1 through a ClusterIP', () => {
@@ -137,7 +141,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'windows-endpoints-blackholed').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/|^nodeport\/external-to-windows-node\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/|^nodeport(-udp)?\/external-to-windows-node\//,
       ),
     );
   });
@@ -146,21 +150,21 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'node-endpoint-blackholed', 'win2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/win2\/|^nodeport\/external-to-windows-node\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/win2\/|^nodeport(-udp)?\/external-to-windows-node\//,
       ),
       may: [],
     });
     expect(expected(hybrid, 'node-endpoint-blackholed', 'lin2').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/lin2\/|^nodeport\/external-to-linux-node\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/lin2\/|^nodeport(-udp)?\/external-to-linux-node\//,
       ),
     );
     // cp1 also hosts the cluster DNS pod: the kube-dns Service's one endpoint is gone too.
     expect(expected(hybrid, 'node-endpoint-blackholed', 'cp1').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/cp1\/|^nodeport\/external-to-linux-node\/|\/dns$/,
+        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/cp1\/|^nodeport(-udp)?\/external-to-linux-node\/|\/dns$/,
       ),
     );
   });
@@ -201,11 +205,11 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'udp-to-pods-dropped', 'lin2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^pod-to-pod-udp\/[a-z]+-to-[a-z]+\/(same-node\/lin2|cross-node\/lin2\/[a-z0-9]+|cross-node\/[a-z0-9]+\/lin2)\/|^pod-to-service-udp\/([a-z]+-to-linux\/|linux-to-windows\/lin2\/)/,
+        /^pod-to-pod-udp\/[a-z]+-to-[a-z]+\/(same-node\/lin2|cross-node\/lin2\/[a-z0-9]+|cross-node\/[a-z0-9]+\/lin2)\/|^pod-to-service-udp\/([a-z]+-to-linux\/|linux-to-windows\/lin2\/)|^nodeport-udp\/external-to-linux-node\//,
       ),
       may: [],
     });
-    expect(expected(hybrid, 'udp-to-pods-dropped', 'lin2').must).to.have.length(18 + 10 + 2);
+    expect(expected(hybrid, 'udp-to-pods-dropped', 'lin2').must).to.have.length(18 + 10 + 2 + 3);
   });
 
   it('the MTU fault fails the large-response cells into or out of its node, and nothing small', () => {

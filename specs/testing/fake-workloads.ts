@@ -19,6 +19,7 @@ export function fakeWorkloads(nodes: readonly SuiteNode[], namespace = 'ns'): Wo
       port: 80,
       nodePort: 30080 + i,
       udpPort: 8081,
+      udpNodePort: 30180 + i,
       fqdn: `web-${os}.${namespace}.svc.cluster.local`,
     })),
     hairpin: nodes.map((n, i) => ({

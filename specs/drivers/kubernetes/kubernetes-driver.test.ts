@@ -133,7 +133,12 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
       // clusterIP and nodePort as the recorded API server assigned them.
       const assigned = (name: string) => {
         const spec = recordedService(name)!.spec!;
-        return { clusterIP: spec.clusterIP, nodePort: spec.ports![0]!.nodePort };
+        const udp = spec.ports!.find((p) => p.protocol === 'UDP');
+        return {
+          clusterIP: spec.clusterIP,
+          nodePort: spec.ports![0]!.nodePort,
+          ...(udp === undefined ? {} : { udpNodePort: udp.nodePort }),
+        };
       };
       expect(workloads.services).to.deep.equal([
         {

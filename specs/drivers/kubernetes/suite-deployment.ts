@@ -266,6 +266,7 @@ export class SuiteDeployment implements AsyncDisposable {
   #deployedService(os: Os, service: V1Service): DeployedService {
     const ports = service.spec?.ports ?? [];
     const port = ports.find((p) => p.protocol !== 'UDP');
+    const udp = ports.find((p) => p.protocol === 'UDP');
     const name = service.metadata?.name ?? serviceName(os);
     return {
       name,
@@ -273,7 +274,8 @@ export class SuiteDeployment implements AsyncDisposable {
       clusterIP: service.spec?.clusterIP ?? '',
       port: port?.port ?? 0,
       nodePort: port?.nodePort ?? 0,
-      udpPort: ports.find((p) => p.protocol === 'UDP')?.port ?? 0,
+      udpPort: udp?.port ?? 0,
+      udpNodePort: udp?.nodePort ?? 0,
       fqdn: `${name}.${this.settings.namespace}.svc.${this.settings.dnsDomain}`,
     };
   }
