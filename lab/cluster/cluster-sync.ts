@@ -8,6 +8,7 @@ import type { Logger } from '../log/logger.ts';
 import type { LabPlan } from '../plan/lab-plan.ts';
 import { clusterZone } from './dataplane/cluster-dns.ts';
 import type { ClusterHosts } from './cluster-hosts.ts';
+import type { NodeShell } from '../remote/node-shell.ts';
 import { endpointPods } from './control/cluster-objects.ts';
 import type { ServiceEndpoints } from './dataplane/kube-proxy-rules.ts';
 import type { ClusterState, PodRecord } from './control/cluster-state.ts';
@@ -74,11 +75,55 @@ async function syncRules(ctx: SyncContext, state: ClusterState, force: boolean):
       const policy = node.os === 'windows' ? outboundNat(readWindowsCni(ctx.dir, node)) : undefined;
       const rules = renderNodeRules(ctx.plan, node, services, policy);
       const hash = rulesHash(rules);
-      if (!force && state.applied.rules[node.name] === hash) return;
-      await applyNodeRules(ctx.hosts.shell(node.name), rules);
-      state.applied.rules[node.name] = hash;
+      const shell = ctx.hosts.shell(node.name);
+      if (force || state.applied.rules[node.name] !== hash) {
+        await applyNodeRules(shell, rules);
+        state.applied.rules[node.name] = hash;
+      }
+      const flows = udpFlows(services);
+      const gone = (state.applied.udpFlows?.[node.name] ?? []).filter((f) => !flows.includes(f));
+      await forgetUdpFlows(shell, gone);
+      state.applied.udpFlows = { ...state.applied.udpFlows, [node.name]: flows };
     }),
   );
+}
+
+/**
+ * A node's UDP Service flows as conntrack selects them: `--orig-dst CLUSTER_IP ENDPOINT` and
+ * `--orig-port-dst NODE_PORT ENDPOINT`, one per endpoint its rules send to.
+ */
+function udpFlows(services: readonly ServiceEndpoints[]): string[] {
+  return [
+    ...new Set(
+      services.flatMap(({ service, endpoints }) =>
+        service.ports
+          .filter((p) => p.protocol === 'UDP')
+          .flatMap((p) => [
+            ...(service.clusterIP === undefined ? [] : [`--orig-dst ${service.clusterIP}`]),
+            ...(p.nodePort === undefined ? [] : [`--orig-port-dst ${p.nodePort}`]),
+          ])
+          .flatMap((match) => endpoints.map((ip) => `${match} ${ip}`)),
+      ),
+    ),
+  ].sort();
+}
+
+/**
+ * Deletes the conntrack entries of UDP flows whose endpoint left the node's rules, as kube-proxy
+ * does: a UDP entry outlives its endpoint (UDP has no connection to end), and a later datagram
+ * on the same addresses and ports would follow it to the gone endpoint instead of the rules. Pods
+ * of the next suite run get the same IPs, and a source port comes round again sooner or later.
+ */
+async function forgetUdpFlows(shell: NodeShell, flows: readonly string[]): Promise<void> {
+  for (const flow of flows) {
+    const [flag = '', value = '', endpoint = ''] = flow.split(' ');
+    const argv = ['conntrack', '-D', '-p', 'udp', flag, value, '--reply-src', endpoint];
+    // conntrack exits 1 when no entry matched.
+    const result = await shell.exec(argv, { check: false });
+    if (result.exitCode > 1) {
+      throw new Error(`${argv.join(' ')} exited ${result.exitCode}: ${result.stderr.trim()}`);
+    }
+  }
 }
 
 /** Writes the zone; when it changed and the DNS pod runs, reloads it and waits for the reload. */

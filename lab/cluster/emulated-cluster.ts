@@ -138,27 +138,39 @@ export class EmulatedCluster {
   }
 
   async createService(spec: ServiceSpec): Promise<CreatedService> {
+    const [created] = await this.createServices([spec]);
+    return created!;
+  }
+
+  /**
+   * Creates several Services and programs every node once for all of them. All or nothing: a
+   * spec that fails its checks leaves no Service of the batch behind.
+   */
+  async createServices(specs: readonly ServiceSpec[]): Promise<CreatedService[]> {
     return this.store.update(async (state) => {
-      objects.checkServiceSpec(state, spec);
-      const taken = new Set<number>();
-      const ports = spec.ports.map((port): ServicePort => {
-        const { nodePort, ...rest } = port;
-        if (spec.type !== 'NodePort') return rest;
-        const allocated = objects.allocateNodePort(this.plan, state, taken, nodePort);
-        taken.add(allocated);
-        return { ...rest, nodePort: allocated };
+      const records = specs.map((spec) => {
+        objects.checkServiceSpec(state, spec);
+        const taken = new Set<number>();
+        const ports = spec.ports.map((port): ServicePort => {
+          const { nodePort, ...rest } = port;
+          if (spec.type !== 'NodePort') return rest;
+          const allocated = objects.allocateNodePort(this.plan, state, taken, nodePort);
+          taken.add(allocated);
+          return { ...rest, nodePort: allocated };
+        });
+        const record: ServiceRecord = { ...spec, selector: { ...spec.selector }, ports };
+        if (spec.type !== 'Headless')
+          record.clusterIP = objects.allocateClusterIp(this.plan, state);
+        state.services.push(record);
+        return record;
       });
-      const record: ServiceRecord = { ...spec, selector: { ...spec.selector }, ports };
-      if (spec.type !== 'Headless') record.clusterIP = objects.allocateClusterIp(this.plan, state);
-      state.services.push(record);
       await syncDataplane(this.sync, state);
-      const nodePorts = Object.fromEntries(
-        record.ports.flatMap((p) => (p.nodePort === undefined ? [] : [[p.name, p.nodePort]])),
-      );
-      return {
+      return records.map((record) => ({
         ...(record.clusterIP === undefined ? {} : { clusterIP: record.clusterIP }),
-        nodePorts,
-      };
+        nodePorts: Object.fromEntries(
+          record.ports.flatMap((p) => (p.nodePort === undefined ? [] : [[p.name, p.nodePort]])),
+        ),
+      }));
     });
   }
 

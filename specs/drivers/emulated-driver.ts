@@ -116,51 +116,52 @@ export class EmulatedDriver implements LabDriver {
       targetPort: NETEXEC_UDP_PORT,
       protocol: 'UDP' as const,
     };
-    await this.cluster.createService({
-      name: HEADLESS_SERVICE,
-      namespace,
-      type: 'Headless',
-      selector: { app: 'netexec' },
-      ports: [port],
-    });
     const oses = [...new Set(pods.map((p) => p.os))];
-    const services = await Promise.all(
-      oses.map(async (os) => {
-        const name = serviceName(os);
-        const created = await this.cluster.createService({
-          name,
-          namespace,
-          type: 'NodePort',
-          selector: { app: 'netexec', os, [SLOT_LABEL]: SERVICE_SLOT },
-          ports: [port, udpPort],
-        });
-        return {
-          name,
-          os,
-          clusterIP: created.clusterIP ?? '',
-          port: SERVICE_PORT,
-          nodePort: created.nodePorts.http ?? 0,
-          udpPort: NETEXEC_UDP_PORT,
-          udpNodePort: created.nodePorts.udp ?? 0,
-          fqdn: `${name}.${namespace}.svc.${domain}`,
-        };
-      }),
-    );
-    const hairpin = await Promise.all(
-      [...new Set(pods.map((p) => p.node))].map(async (node) => {
-        const name = hairpinServiceName(node);
-        const pod = sourcePod(node);
-        const created = await this.cluster.createService({
-          name,
-          namespace,
-          type: 'ClusterIP',
-          selector: { app: 'netexec', [POD_LABEL]: dnsLabel(pod) },
-          ports: [port],
-        });
-        const fqdn = `${name}.${namespace}.svc.${domain}`;
-        return { name, pod, clusterIP: created.clusterIP ?? '', port: SERVICE_PORT, fqdn };
-      }),
-    );
+    const nodes = [...new Set(pods.map((p) => p.node))];
+    // One batch: the emulated kube-proxy programs every node once for all of them.
+    const [, ...created] = await this.cluster.createServices([
+      {
+        name: HEADLESS_SERVICE,
+        namespace,
+        type: 'Headless',
+        selector: { app: 'netexec' },
+        ports: [port],
+      },
+      ...oses.map((os) => ({
+        name: serviceName(os),
+        namespace,
+        type: 'NodePort' as const,
+        selector: { app: 'netexec', os, [SLOT_LABEL]: SERVICE_SLOT },
+        ports: [port, udpPort],
+      })),
+      ...nodes.map((node) => ({
+        name: hairpinServiceName(node),
+        namespace,
+        type: 'ClusterIP' as const,
+        selector: { app: 'netexec', [POD_LABEL]: dnsLabel(sourcePod(node)) },
+        ports: [port],
+      })),
+    ]);
+    const fqdn = (name: string) => `${name}.${namespace}.svc.${domain}`;
+    const services = oses.map((os, i) => {
+      const { clusterIP = '', nodePorts } = created[i]!;
+      const name = serviceName(os);
+      return {
+        name,
+        os,
+        clusterIP,
+        port: SERVICE_PORT,
+        nodePort: nodePorts.http ?? 0,
+        udpPort: NETEXEC_UDP_PORT,
+        udpNodePort: nodePorts.udp ?? 0,
+        fqdn: fqdn(name),
+      };
+    });
+    const hairpin = nodes.map((node, i) => {
+      const name = hairpinServiceName(node);
+      const clusterIP = created[oses.length + i]!.clusterIP ?? '';
+      return { name, pod: sourcePod(node), clusterIP, port: SERVICE_PORT, fqdn: fqdn(name) };
+    });
     const { externalEcho } = await this.cluster.list();
     this.#workloads = {
       namespace,

@@ -85,8 +85,11 @@ export interface ClusterState {
   pods: PodRecord[];
   services: ServiceRecord[];
   externalEcho: ExternalEcho;
-  /** Hash of what was last applied per node (iptables) and to the zone, to skip no-op syncs. */
-  applied: { rules: Record<string, string>; zone: string };
+  /**
+   * Hash of what was last applied per node (iptables) and to the zone, to skip no-op syncs; per
+   * node, the UDP Service flows its rules sent to each endpoint (see cluster-sync.ts).
+   */
+  applied: { rules: Record<string, string>; zone: string; udpFlows?: Record<string, string[]> };
   /**
    * Per node, the nodes whose workload endpoints that node's kube-proxy leaves out of its Service
    * rules (a stale view: fault injection). Absent or empty: it programs every endpoint.

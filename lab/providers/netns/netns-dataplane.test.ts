@@ -367,6 +367,29 @@ describe('netns provider: hybrid dataplane with real packets', function () {
         expect(await labNamespaces(context.runner, `${plan.prefix}pod_tmp_`)).to.deep.equal([]);
       });
 
+      it('creates a batch of Services all or nothing: one bad spec leaves none of them', async () => {
+        const http = { name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' as const };
+        const good = {
+          name: 'batch-a',
+          namespace: NS,
+          type: 'ClusterIP' as const,
+          selector: {},
+          ports: [http],
+        };
+        const taken = { ...good, name: 'solo' };
+        let error: unknown;
+        await lab.cluster.createServices([good, taken]).catch((e: unknown) => (error = e));
+        expect(String(error)).to.contain(`service ${NS}/solo already exists`);
+        const names = (await lab.cluster.list()).services.map((s) => s.name);
+        expect(names).to.include('solo').and.not.include('batch-a');
+        const [a, b] = await lab.cluster.createServices([good, { ...good, name: 'batch-b' }]);
+        expect(a!.clusterIP).to.be.a('string').and.not.equal(b!.clusterIP);
+        const ready = (await lab.cluster.list()).services.map((s) => s.name);
+        expect(ready).to.include.members(['batch-a', 'batch-b']);
+        await lab.cluster.deleteService('batch-a', NS);
+        await lab.cluster.deleteService('batch-b', NS);
+      });
+
       it('reports an emulated, ready lab', async () => {
         const status = await started!.status();
         expect(status).to.include({ provider: 'netns', emulated: true, ready: true });
