@@ -115,15 +115,17 @@ function udpFlows(services: readonly ServiceEndpoints[]): string[] {
  * of the next suite run get the same IPs, and a source port comes round again sooner or later.
  */
 async function forgetUdpFlows(shell: NodeShell, flows: readonly string[]): Promise<void> {
-  for (const flow of flows) {
-    const [flag = '', value = '', endpoint = ''] = flow.split(' ');
-    const argv = ['conntrack', '-D', '-p', 'udp', flag, value, '--reply-src', endpoint];
-    // conntrack exits 1 when no entry matched.
-    const result = await shell.exec(argv, { check: false });
-    if (result.exitCode > 1) {
-      throw new Error(`${argv.join(' ')} exited ${result.exitCode}: ${result.stderr.trim()}`);
-    }
-  }
+  await settleAll(
+    flows.map(async (flow) => {
+      const [flag = '', value = '', endpoint = ''] = flow.split(' ');
+      const argv = ['conntrack', '-D', '-p', 'udp', flag, value, '--reply-src', endpoint];
+      // conntrack exits 1 when no entry matched.
+      const result = await shell.exec(argv, { check: false });
+      if (result.exitCode > 1) {
+        throw new Error(`${argv.join(' ')} exited ${result.exitCode}: ${result.stderr.trim()}`);
+      }
+    }),
+  );
 }
 
 /** Writes the zone; when it changed and the DNS pod runs, reloads it and waits for the reload. */

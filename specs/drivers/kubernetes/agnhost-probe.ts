@@ -91,16 +91,8 @@ export function probeCommand(os: Os, request: ProbeRequest, timeoutMs: number): 
       ];
     }
     case 'udp': {
-      const dial = new URL(`http://127.0.0.1:${NETEXEC_HTTP_PORT}/dial`);
-      for (const [key, value] of Object.entries({
-        request: request.message,
-        protocol: 'udp',
-        host: request.host,
-        port: String(request.port),
-        tries: '1',
-      }))
-        dial.searchParams.set(key, value);
-      return [curl(os), '-sS', ...limits, '-w', `\n${STATUS_MARK}%{http_code}`, dial.href];
+      const dial = dialUrl(request.host, String(request.port), request.message);
+      return [curl(os), '-sS', ...limits, '-w', `\n${STATUS_MARK}%{http_code}`, dial];
     }
     case 'endpoints': {
       if (request.base.startsWith('udp:')) return udpSweepCommand(os, request.base, timeoutMs);
@@ -143,18 +135,7 @@ function udpSweepCommand(os: Os, base: string, timeoutMs: number): string[] {
   if (os === 'linux') {
     return ['bash', '-c', UDP_SWEEP_SCRIPT, 'udp-sweep', url.hostname, url.port, half];
   }
-  const dials = ENDPOINT_PATHS.map((path) => {
-    const dial = new URL(`http://127.0.0.1:${NETEXEC_HTTP_PORT}/dial`);
-    for (const [key, value] of Object.entries({
-      request: path.slice(1),
-      protocol: 'udp',
-      host: url.hostname,
-      port: url.port,
-      tries: '1',
-    }))
-      dial.searchParams.set(key, value);
-    return dial.href;
-  });
+  const dials = ENDPOINT_PATHS.map((path) => dialUrl(url.hostname, url.port, path.slice(1)));
   return [
     curl(os),
     '-sS',
@@ -165,6 +146,20 @@ function udpSweepCommand(os: Os, base: string, timeoutMs: number): string[] {
     `\n${STATUS_MARK}%{http_code}\n`,
     ...dials,
   ];
+}
+
+/** The pod's own netexec /dial sending one `message` datagram to HOST:PORT and waiting for its reply. */
+function dialUrl(host: string, port: string, message: string): string {
+  const dial = new URL(`http://127.0.0.1:${NETEXEC_HTTP_PORT}/dial`);
+  for (const [key, value] of Object.entries({
+    request: message,
+    protocol: 'udp',
+    host,
+    port,
+    tries: '1',
+  }))
+    dial.searchParams.set(key, value);
+  return dial.href;
 }
 
 /** The ProbeReply for what the command printed and how it exited in a pod on `os`. */
@@ -228,7 +223,7 @@ function udpDialsReply(base: string, exitCode: number, stdout: string, stderr: s
   const host = new URL(base).hostname;
   const bodies: string[] = [];
   for (const transfer of curlTransfers(stdout)) {
-    const reply = dialReply(host, 0, `${transfer.body}\n${STATUS_MARK}${transfer.status}`, '');
+    const reply = dialAnswer(host, transfer, stdout);
     if (reply.result !== 'ok') return reply;
     bodies.push(reply.body ?? '');
   }
@@ -306,7 +301,11 @@ function endpointsReply(exitCode: number, stdout: string, stderr: string): Probe
 /** netexec's /dial answer: the reply datagram, or why there was none (agnhost's error text). */
 function dialReply(host: string, exitCode: number, stdout: string, stderr: string): ProbeReply {
   if (exitCode !== 0) return curlFailure(exitCode, stderr);
-  const answer = curlTransfers(stdout).at(-1);
+  return dialAnswer(host, curlTransfers(stdout).at(-1), stdout);
+}
+
+/** One /dial transfer's JSON as a reply; `stdout` names what curl printed when it is none. */
+function dialAnswer(host: string, answer: Transfer | undefined, stdout: string): ProbeReply {
   let parsed: { responses?: unknown; errors?: unknown };
   try {
     parsed = JSON.parse(answer?.body ?? '') as typeof parsed;

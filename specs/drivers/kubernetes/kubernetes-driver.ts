@@ -298,6 +298,7 @@ export class KubernetesDriver implements LabDriver {
         probeCommand(pod.os, lookup, timeoutMs),
         lookup,
         timeoutMs,
+        pod.os,
       );
       const address = found.addresses?.[0];
       if (found.result !== 'ok' || address === undefined)
@@ -316,7 +317,7 @@ export class KubernetesDriver implements LabDriver {
     command: string[],
     request: ProbeRequest,
     timeoutMs: number,
-    os?: Os,
+    os: Os,
   ): Promise<ProbeReply> {
     try {
       const grace = this.#options.execGraceMs ?? 10_000;
