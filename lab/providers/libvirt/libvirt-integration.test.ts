@@ -294,7 +294,20 @@ function suite(environment: ItEnvironment): void {
 
     it('provisioned a second time, changes nothing: 0 changes reported, the nodes as they were', async function () {
       const nodes = ['cp1', 'lin1', 'lin2'];
-      const before = await Promise.all(nodes.map(fingerprint));
+      // Ready comes before a node's first pod (kube-proxy's) has its sandbox; wait for it, so the
+      // comparison covers pods (a worker showed 0 sandboxes right after Ready in one CI run).
+      const before = await Promise.all(
+        nodes.map((node) =>
+          pollUntil(
+            `a pod sandbox on ${node}`,
+            async () => {
+              const print = await fingerprint(node);
+              return /^sandboxes [1-9]/m.test(print) ? print : undefined;
+            },
+            { timeoutMs: 300_000, intervalMs: 5000 },
+          ),
+        ),
+      );
       const again = await timed('kubeadm.provisionAgain', () =>
         lab(runner, env(), ['provision', '--lab', name]),
       );

@@ -8,7 +8,6 @@ import { dirname, join } from 'node:path';
 import type { CommandRunner } from '../../exec/command-runner.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
-import { settleAll } from '../../wait/poll.ts';
 import { killLabProcesses } from '../../exec/lab-processes.ts';
 import { libvirtDir, projectDir } from './libvirt-names.ts';
 import { VagrantProject } from './vagrant-project.ts';
@@ -56,7 +55,14 @@ export async function teardown(
     const created = target.projects.filter(
       (p) => existsSync(join(p.dir, '.vagrant')) && p.readable(),
     );
-    await settleAll(created.map((p) => p.destroy(join(p.dir, 'destroy.log'))));
+    // One after another: hypervisor entries may share a libvirtd, and vagrant-libvirt validates a
+    // project by reading the bridge of every network there, so a network another destroy
+    // removes meanwhile fails it ("Network not found", seen in CI's kill + reap test).
+    const failures: unknown[] = [];
+    for (const p of created) {
+      await p.destroy(join(p.dir, 'destroy.log')).catch((error: unknown) => failures.push(error));
+    }
+    if (failures.length > 0) throw failures[0] as Error;
     return created.map((p) => `vagrant destroyed ${p.dir}`);
   });
   for (const { uri, required } of target.uris) {
