@@ -186,11 +186,11 @@ const DROPPED =
   /^trace id \S+ (\S+) (\S+) (\S+) (?:rule (.*) \(verdict (drop|reject)[^)]*\)|policy (drop))/;
 
 /** A trace line of a rule that rewrote the packet's addresses (NAT), e.g. `… dnat to 10.244.2.13:8080 (verdict accept)`. */
-const REWRITTEN =
-  /^trace id \S+ (\S+) (\S+) (\S+) rule (.*(?:\b[ds]nat to\b|\bmasquerade\b|\bredirect\b).*) \(verdict/;
+const natRule = (actions: string) =>
+  new RegExp(`^trace id \\S+ (\\S+) (\\S+) (\\S+) rule (.*(?:${actions}).*) \\(verdict`);
+const REWRITTEN = natRule('\\b[ds]nat to\\b|\\bmasquerade\\b|\\bredirect\\b');
 /** A rule that rewrote the packet's source: the trace, following the flow's addresses, may lose it. */
-const SOURCE_REWRITTEN =
-  /^trace id \S+ (\S+) (\S+) (\S+) rule (.*(?:\bsnat to\b|\bmasquerade\b).*) \(verdict/;
+const SOURCE_REWRITTEN = natRule('\\bsnat to\\b|\\bmasquerade\\b');
 
 /**
  * path.txt: where the traced packet died, then what each node saw of it. The first drop found
@@ -214,24 +214,28 @@ export function describePath(nodes: readonly string[], traces: readonly string[]
       return;
     }
   });
-  const seen = nodes.filter((_, i) => (lines[i] ?? []).length > 0);
-  const unseen = nodes.filter((_, i) => (lines[i] ?? []).length === 0);
-  const rewrite = lastRewrite(nodes, lines, REWRITTEN);
-  const sourceRewrite = lastRewrite(nodes, lines, SOURCE_REWRITTEN);
-  diedAt ??=
-    seen.length === 0
-      ? `no traced packet on ${nodes.join(', ')}: the flow never reached these nodes' netfilter (lost in the source pod, or never sent)`
-      : unseen.length > 0
-        ? sourceRewrite === ''
-          ? `no rule dropped it; seen on ${seen.join(', ')}, never on ${unseen.join(', ')}: lost between them (route, neighbour, bridge or VXLAN forwarding)`
-          : `no rule dropped it; seen on ${seen.join(', ')}, never on ${unseen.join(', ')}${sourceRewrite} (from there on its source may be an address the trace does not follow; else it was lost between them)`
-        : `no rule dropped it on ${nodes.join(', ')}: every node passed it${rewrite} (look at the answer and the pods' own namespaces)`;
+  diedAt ??= undropped(nodes, lines);
   const body = nodes.flatMap((node, i) => [
     '',
     `== ${node}: ${(lines[i] ?? []).length} trace lines`,
     ...(lines[i] ?? []),
   ]);
   return cap([diedAt, ...body].join('\n'));
+}
+
+/** The first line when no rule dropped the packet: where it was seen, and what last rewrote it. */
+function undropped(nodes: readonly string[], lines: readonly string[][]): string {
+  const seen = nodes.filter((_, i) => (lines[i] ?? []).length > 0);
+  const unseen = nodes.filter((_, i) => (lines[i] ?? []).length === 0);
+  if (seen.length === 0)
+    return `no traced packet on ${nodes.join(', ')}: the flow never reached these nodes' netfilter (lost in the source pod, or never sent)`;
+  if (unseen.length === 0)
+    return `no rule dropped it on ${nodes.join(', ')}: every node passed it${lastRewrite(nodes, lines, REWRITTEN)} (look at the answer and the pods' own namespaces)`;
+  const where = `no rule dropped it; seen on ${seen.join(', ')}, never on ${unseen.join(', ')}`;
+  const source = lastRewrite(nodes, lines, SOURCE_REWRITTEN);
+  return source === ''
+    ? `${where}: lost between them (route, neighbour, bridge or VXLAN forwarding)`
+    : `${where}${source} (from there on its source may be an address the trace does not follow; else it was lost between them)`;
 }
 
 /** `; last rewritten on NODE: …` for the last trace line matching `nat` (a NAT rule), or nothing. */
