@@ -76,15 +76,7 @@ export async function prepare(session: FaultSession, action: FaultAction): Promi
         ],
         apply: async () => {
           await shell.exec(['nft', '-f', '-'], { input: action.ruleset });
-          if (action.forgetFlowsFrom === undefined) return;
-          // conntrack exits 1 when no entry matched: nothing to forget is fine.
-          const flushed = await shell.exec(['conntrack', '-D', '-s', action.forgetFlowsFrom], {
-            check: false,
-          });
-          if (flushed.exitCode > 1)
-            throw new FaultError(
-              `node ${action.node}: conntrack -D -s ${action.forgetFlowsFrom} exited ${flushed.exitCode}: ${flushed.stderr.trim()}`,
-            );
+          await forgetFlows(session, action.node, action.forgetFlowsFrom);
         },
       };
     }
@@ -181,7 +173,10 @@ export async function prepare(session: FaultSession, action: FaultAction): Promi
       const edited = editWindowsCni(current, action.edit, action.node);
       return {
         undo: [{ kind: 'windows-cni', node: action.node, config: current }],
-        apply: () => api.setWindowsCniConfig(action.node, edited),
+        apply: async () => {
+          await api.setWindowsCniConfig(action.node, edited);
+          await forgetFlows(session, action.node, action.forgetFlowsFrom);
+        },
       };
     }
     case 'dns-stop': {
@@ -203,6 +198,21 @@ export async function prepare(session: FaultSession, action: FaultAction): Promi
       };
     }
   }
+}
+
+/**
+ * Deletes `node`'s conntrack entries of flows from `cidr`: NAT is decided on a flow's first
+ * packet, so an entry from before a fault (a lookup's or a datagram's, on a source port that
+ * comes round again) would carry a later packet past it.
+ */
+async function forgetFlows(session: FaultSession, node: string, cidr: string | undefined) {
+  if (cidr === undefined) return;
+  // conntrack exits 1 when no entry matched: nothing to forget is fine.
+  const flushed = await session.shell(node).exec(['conntrack', '-D', '-s', cidr], { check: false });
+  if (flushed.exitCode > 1)
+    throw new FaultError(
+      `node ${node}: conntrack -D -s ${cidr} exited ${flushed.exitCode}: ${flushed.stderr.trim()}`,
+    );
 }
 
 /** Runs one undo step. */

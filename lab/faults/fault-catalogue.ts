@@ -56,6 +56,8 @@ function exceptionListFault(
         kind: 'windows-cni',
         node: n.name,
         edit: { kind: 'drop-exception', cidr: cidr(plan) },
+        // The SNAT applies to new flows only: a datagram on an earlier flow's ports would pass unSNATed.
+        forgetFlowsFrom: n.podCIDR,
       })),
     impact: (_plan, targets) => ({
       mustFail: [{ kinds, from: names(targets) }],

@@ -50,7 +50,8 @@ export type FaultAction =
   | { kind: 'route-del'; node: string; cidr: string }
   /** Deletes every forwarding entry of the node's VXLAN device. */
   | { kind: 'fdb-flush'; node: string; device: string }
-  | { kind: 'windows-cni'; node: string; edit: CniEdit }
+  /** With `forgetFlowsFrom`, as for `nft`: flows from that CIDR are forgotten once it applies. */
+  | { kind: 'windows-cni'; node: string; edit: CniEdit; forgetFlowsFrom?: string }
   /** Kills the cluster DNS pod's server process. */
   | { kind: 'dns-stop' }
   /** The node's kube-proxy stops programming the workload endpoints on `endpointsOn`. */
