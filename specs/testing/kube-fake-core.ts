@@ -12,6 +12,7 @@ import {
   V1Pod,
   V1PodList,
   V1Service,
+  V1ServiceAccount,
   V1ServiceSpec,
   V1Status,
   type CoreV1Event,
@@ -22,7 +23,9 @@ import {
 import type { CoreClient } from '../drivers/kubernetes/kube-clients.ts';
 import {
   createdNamespace,
+  missingServiceAccount,
   NODES,
+  noServiceAccount,
   RECORDED,
   recorded,
   recordedApiError,
@@ -53,6 +56,13 @@ export class FakeCore implements CoreClient {
   terminatingReads = 1;
   /** Pod creates answered as v1.20 answers one before the service-account token exists (500, retry after 1 s). */
   createsTooEarly = 0;
+  /**
+   * Reads of a new namespace's `default` service account answered 404 before the controller has
+   * made it; until then its pod creates are refused as the admission refuses them (403).
+   */
+  serviceAccountLag = 0;
+  /** Namespaces whose `default` service account is not there yet: reads left until it is. */
+  readonly #accountLag = new Map<string, number>();
   readonly #lists = new Map<string, number>();
   /** Namespaces being deleted: reads left before they are gone (0: gone). */
   readonly #deleted = new Map<string, number>();
@@ -90,6 +100,7 @@ export class FakeCore implements CoreClient {
     const created = createdNamespace(body);
     this.namespaces.set(name, created);
     this.#deleted.delete(name);
+    if (this.serviceAccountLag > 0) this.#accountLag.set(name, this.serviceAccountLag);
     return Promise.resolve(created);
   };
 
@@ -125,6 +136,9 @@ export class FakeCore implements CoreClient {
   createNamespacedPod: CoreClient['createNamespacedPod'] = ({ namespace, body }) => {
     const name = body.metadata?.name ?? '';
     this.calls.push(`createNamespacedPod ${namespace}/${name}`);
+    if (this.#accountLag.has(namespace)) {
+      return Promise.reject(noServiceAccount(name, namespace, 'default'));
+    }
     if (this.createsTooEarly > 0) {
       this.createsTooEarly--;
       return Promise.reject(recordedApiError(RECORDED.pods.createTooEarly));
@@ -187,6 +201,24 @@ export class FakeCore implements CoreClient {
     });
     this.services.push(created);
     return Promise.resolve(structuredClone(created));
+  };
+
+  readNamespacedServiceAccount: CoreClient['readNamespacedServiceAccount'] = ({
+    name,
+    namespace,
+  }) => {
+    this.calls.push(`readNamespacedServiceAccount ${namespace}/${name}`);
+    const lag = this.#accountLag.get(namespace);
+    if (lag !== undefined) {
+      if (lag <= 1) this.#accountLag.delete(namespace);
+      else this.#accountLag.set(namespace, lag - 1);
+    }
+    if (!this.#exists(namespace) || name !== 'default' || lag !== undefined) {
+      return Promise.reject(missingServiceAccount(name));
+    }
+    const account = recordedResponse(V1ServiceAccount, RECORDED.namespaces.serviceAccount);
+    account.metadata!.namespace = namespace;
+    return Promise.resolve(account);
   };
 
   readNamespacedService: CoreClient['readNamespacedService'] = ({ name, namespace }) => {

@@ -88,10 +88,21 @@ function apiErrorOf(exchange: Exchange): RecordedApiError {
  * the recorded object (details.name) to another one, e.g. the fake's namespace.
  */
 export function recordedApiError(exchange: Exchange, name?: string): ApiException<string> {
-  const { code, body, headers } = apiErrorOf(exchange);
+  const { body } = apiErrorOf(exchange);
   const recordedName = (JSON.parse(body) as { details?: { name?: string } }).details?.name;
-  const text =
-    name === undefined || recordedName === undefined ? body : body.split(recordedName).join(name);
+  return readdressedApiError(
+    exchange,
+    name === undefined || recordedName === undefined ? {} : { [recordedName]: name },
+  );
+}
+
+/** A recorded API error with every `from` text in its body replaced by its `to`. */
+function readdressedApiError(
+  exchange: Exchange,
+  names: Record<string, string>,
+): ApiException<string> {
+  const { code, body, headers } = apiErrorOf(exchange);
+  const text = Object.entries(names).reduce((t, [from, to]) => t.split(from).join(to), body);
   return new ApiException(code, 'Unknown API Status Code!', text, { ...headers });
 }
 
@@ -228,6 +239,26 @@ export function createdNamespace(body: V1Namespace): V1Namespace {
   const created = recordedResponse(V1Namespace, RECORDED.namespaces.create);
   Object.assign((created.metadata ??= recorded(V1ObjectMeta, {})), structuredClone(body.metadata));
   return created;
+}
+
+/** The 404 of a read of `account`, a service account that does not exist (yet). */
+export function missingServiceAccount(account: string): ApiException<string> {
+  return recordedApiError(RECORDED.namespaces.serviceAccountMissing, account);
+}
+
+/** The 403 the service-account admission answers a create of `pod` in `namespace` while its `account` does not exist. */
+export function noServiceAccount(
+  pod: string,
+  namespace: string,
+  account: string,
+): ApiException<string> {
+  const exchange = RECORDED.pods.createNoServiceAccount;
+  const { details } = recordedStatus(exchange);
+  return readdressedApiError(exchange, {
+    [details!.name!]: pod,
+    [String(exchange.args.namespace)]: namespace,
+    'default-missing': account,
+  });
 }
 
 /** What readNamespace answered on the n-th read (0-based) after the delete, while still Terminating. */

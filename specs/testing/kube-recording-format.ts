@@ -81,6 +81,10 @@ export interface NamespaceRecording {
   readUntilGone: PollStep<Omit<Exchange, 'atMs'>>[];
   /** deleteNamespace once it is gone: 404. */
   deleteGone: Exchange;
+  /** readNamespacedServiceAccount of the run namespace's `default`, as the deploy first found it. */
+  serviceAccount: Exchange;
+  /** readNamespacedServiceAccount of an account that does not exist (`default-missing`): 404. */
+  serviceAccountMissing: Exchange;
 }
 
 export interface ServiceRecording {
@@ -114,6 +118,11 @@ export interface PodRecording {
    * A race the recorder has always met; when it does not, it writes nothing and says so.
    */
   createTooEarly: Exchange;
+  /**
+   * createNamespacedPod naming a service account that does not exist (`default-missing`): 403, as
+   * every pod of a namespace is refused until the controller has made its `default` account.
+   */
+  createNoServiceAccount: Exchange;
 }
 
 export interface PodFailureRecording {

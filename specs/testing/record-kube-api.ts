@@ -166,6 +166,7 @@ function tapCore(real: CoreClient, tape: Tape): CoreClient {
     listNamespacedEvent: wrap('listNamespacedEvent'),
     createNamespacedService: wrap('createNamespacedService'),
     readNamespacedService: wrap('readNamespacedService'),
+    readNamespacedServiceAccount: wrap('readNamespacedServiceAccount'),
   };
 }
 
@@ -423,6 +424,9 @@ async function main(): Promise<void> {
     const [nsCreate] = tape.since(deployFrom, 'createNamespace');
     const serviceCreates = tape.since(deployFrom, 'createNamespacedService');
     const [podCreate] = tape.since(deployFrom, 'createNamespacedPod');
+    const serviceAccount = tape
+      .since(deployFrom, 'readNamespacedServiceAccount', inNamespace)
+      .find((e) => e.response !== undefined);
     const untilReady = podStatusSteps(tape.since(deployFrom, 'listNamespacedPod', inNamespace));
     const serviceReads = tape.since(deployFrom, 'readNamespacedService', inNamespace);
     const [kubernetes] = tape.since(deployFrom, 'readNamespacedService', (a) => !inNamespace(a));
@@ -461,6 +465,16 @@ async function main(): Promise<void> {
     );
     const podAgain = await tape.outcome(() =>
       core.createNamespacedPod({ namespace, body: manifests.pods[0]! }),
+    );
+    // The service-account admission as it refuses a pod whose account does not exist (yet).
+    const missingAccount = 'default-missing';
+    const serviceAccountMissing = await tape.outcome(() =>
+      core.readNamespacedServiceAccount({ name: missingAccount, namespace }),
+    );
+    const noAccountPod = structuredClone(manifests.pods[0]!);
+    noAccountPod.spec!.serviceAccountName = missingAccount;
+    const podNoServiceAccount = await tape.outcome(() =>
+      core.createNamespacedPod({ namespace, body: noAccountPod }),
     );
     const badPod = structuredClone(manifests.pods[0]!);
     badPod.metadata!.name = 'Netexec_Bad';
@@ -650,6 +664,8 @@ async function main(): Promise<void> {
           reads.map(({ atMs, ...rest }) => ({ atMs, value: withoutManagedFields(rest) })),
         ),
         deleteGone: nsDeleteGone,
+        serviceAccount: withoutManagedFields(serviceAccount!),
+        serviceAccountMissing,
       },
       services: {
         create: serviceCreates.map(withoutManagedFields),
@@ -666,6 +682,7 @@ async function main(): Promise<void> {
         createInvalid: podInvalid,
         createAgain: podAgain,
         createTooEarly,
+        createNoServiceAccount: podNoServiceAccount,
       },
       podFailures: {
         pods: failingPods,
@@ -783,9 +800,9 @@ function readmeText(
     'turns them into the fakes):',
     '',
     `- \`${recordingFile(version, 'cluster')}\`: /version, the node list, a cordoned node, the kube-system and kube-flannel pod lists`,
-    `- \`${recordingFile(version, 'namespaces')}\`: create, create again (409), read a missing one (404), delete, delete again while Terminating (${recordings.namespaces.deleteAgain.error === undefined ? 'answered like the first: 200, phase Terminating' : errorCode(recordings.namespaces.deleteAgain)}), reads until gone (Terminating for ${goneAfter(recordings)} s, then 404), delete once gone (404)`,
+    `- \`${recordingFile(version, 'namespaces')}\`: create, create again (409), read a missing one (404), delete, delete again while Terminating (${recordings.namespaces.deleteAgain.error === undefined ? 'answered like the first: 200, phase Terminating' : errorCode(recordings.namespaces.deleteAgain)}), reads until gone (Terminating for ${goneAfter(recordings)} s, then 404), delete once gone (404); the run namespace's \`default\` service account, and a missing one (404)`,
     `- \`${recordingFile(version, 'services')}\`: the suite's creates (its three Services, clusterIP and nodePort assigned, and one hairpin Service per node, win1's too), reads, default/kubernetes, a missing one (404), create again (409), an invalid nodePort (422)`,
-    `- \`${recordingFile(version, 'pods')}\`: a create, every pod's status per poll from the creates until all were Ready, a missing pod (404), create again (409), an invalid pod (422), and a create made before the namespace's service-account token existed (500)`,
+    `- \`${recordingFile(version, 'pods')}\`: a create, every pod's status per poll from the creates until all were Ready, a missing pod (404), create again (409), an invalid pod (422), a create made before the namespace's service-account token existed (500), and one naming a service account that does not exist (403)`,
     `- \`${recordingFile(version, 'podFailures')}\`: an unschedulable pod, an image that cannot be pulled, a sandbox that cannot start: their statuses per poll and the Warning events`,
     `- \`${recordingFile(version, 'exec')}\`: exec frames per channel and what execInPod made of them: ${runs}`,
     '',

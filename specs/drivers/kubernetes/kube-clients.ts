@@ -20,6 +20,7 @@ export type CoreClient = Pick<
   | 'listNamespacedEvent'
   | 'createNamespacedService'
   | 'readNamespacedService'
+  | 'readNamespacedServiceAccount'
 >;
 export type VersionClient = Pick<VersionApi, 'getCode'>;
 

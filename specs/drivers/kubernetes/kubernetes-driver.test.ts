@@ -7,7 +7,7 @@ import { driverFixture } from '../../testing/kube-driver-fixture.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './kubernetes-driver.ts';
-import { V1Namespace } from '@kubernetes/client-node';
+import { V1Namespace, V1Pod } from '@kubernetes/client-node';
 import {
   cordoned,
   FAILING_PODS,
@@ -250,6 +250,56 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
       names.map((p) => p.name).sort(),
     );
     await driver.cleanup();
+  });
+
+  it("creates no pod before the namespace's default service account exists (the recorded 403 otherwise)", async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    const driver = await KubernetesDriver.open(kubeconfig, facts, options);
+    core.serviceAccountLag = 3;
+    // What a pod create meets meanwhile: the admission's recorded refusal, re-addressed.
+    await core.createNamespace({
+      body: recorded(V1Namespace, { metadata: { name: 'hybrid-lab-early' } }),
+    });
+    const refused = await core
+      .createNamespacedPod({
+        namespace: 'hybrid-lab-early',
+        body: recorded(V1Pod, { metadata: { name: 'netexec-lin1-a' } }),
+      })
+      .catch((e: unknown) => e);
+    expect(refused).to.have.property('code', 403);
+    expect(String((refused as { body: unknown }).body)).to.contain(
+      'pods \\"netexec-lin1-a\\" is forbidden: error looking up service account hybrid-lab-early/default: serviceaccount \\"default\\" not found',
+    );
+    const names = podNames(driver.nodes);
+    const workloads = await driver.deploy('r10', names);
+    expect(workloads.pods).to.have.length(names.length);
+    const ns = 'hybrid-lab-r10';
+    const reads = core.calls.flatMap((c, i) =>
+      c === `readNamespacedServiceAccount ${ns}/default` ? [i] : [],
+    );
+    const firstPod = core.calls.findIndex((c) => c.startsWith(`createNamespacedPod ${ns}/`));
+    // Three 404s, then the account: every pod create came after it.
+    expect(reads).to.have.length(4);
+    expect(firstPod).to.be.above(reads.at(-1)!);
+    await driver.cleanup();
+  });
+
+  it('says which account it waited for when the controller never makes it, and cleans up', async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    const driver = await KubernetesDriver.open(kubeconfig, facts, {
+      ...options,
+      settings: { ...options.settings!, podsReadyTimeoutMs: 40 },
+    });
+    core.serviceAccountLag = Infinity;
+    const error = await driver.deploy('r11', podNames(driver.nodes)).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(InfrastructureError);
+    expect((error as Error).message).to.match(
+      /^no pod can be created in hybrid-lab-r11 yet: timed out after 40 ms waiting for service account hybrid-lab-r11\/default to exist/,
+    );
+    expect(error).to.have.property('hint').that.contains('kube-controller-manager');
+    expect(core.pods).to.deep.equal([]);
+    await driver.cleanup();
+    expect(core.calls).to.include('deleteNamespace hybrid-lab-r11');
   });
 
   it('keeps the run namespace for the nightly collector when asked, still stopping the echo', async () => {

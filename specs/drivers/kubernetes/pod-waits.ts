@@ -110,6 +110,33 @@ export async function forPodsReady(
   );
 }
 
+/**
+ * Waits until the service-account controller has made the namespace's `default` account: until
+ * then the API refuses every pod in it (403, "error looking up service account"). A fresh
+ * namespace usually has it within a second; a control plane just restored from a snapshot can
+ * take longer. Any error but 404 ends the wait at once.
+ */
+export async function forDefaultServiceAccount(
+  core: CoreClient,
+  namespace: string,
+  options: WaitOptions,
+): Promise<void> {
+  await pollFor(
+    `service account ${namespace}/default to exist`,
+    async () => {
+      try {
+        await core.readNamespacedServiceAccount({ name: 'default', namespace });
+        return true;
+      } catch (error) {
+        if (isNotFound(error)) return false;
+        throw error;
+      }
+    },
+    // It is a controller's first move, not a kubelet's: look again soon.
+    { timeoutMs: options.timeoutMs, intervalMs: options.pollMs ?? 250 },
+  );
+}
+
 /** Waits until the namespace is gone (the API answers 404). */
 export async function forNamespaceGone(
   core: CoreClient,

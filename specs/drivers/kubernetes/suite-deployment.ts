@@ -20,7 +20,7 @@ import {
   retryAfterSeconds,
   type CoreClient,
 } from './kube-clients.ts';
-import { forNamespaceGone, forPodsReady } from './pod-waits.ts';
+import { forDefaultServiceAccount, forNamespaceGone, forPodsReady } from './pod-waits.ts';
 import { WaitTimeoutError } from '../../../lab/errors.ts';
 import { podHostname, renderSuiteManifests, type PodToRender } from './suite-manifests.ts';
 
@@ -97,6 +97,7 @@ export class SuiteDeployment implements AsyncDisposable {
         this.core.createNamespacedService({ namespace, body }),
       );
     }
+    await this.#waitServiceAccount();
     const hairpin: HairpinService[] = [];
     for (const [i, body] of manifests.hairpin.entries()) {
       const created = await this.#api(`create service ${body.metadata?.name}`, () =>
@@ -217,6 +218,22 @@ export class SuiteDeployment implements AsyncDisposable {
         }
         await sleep(after * 1000);
       }
+    }
+  }
+
+  async #waitServiceAccount(): Promise<void> {
+    const { namespace } = this.settings;
+    try {
+      await forDefaultServiceAccount(this.core, namespace, {
+        timeoutMs: this.settings.podsReadyTimeoutMs,
+        ...(this.settings.pollMs === undefined ? {} : { pollMs: this.settings.pollMs }),
+      });
+    } catch (error) {
+      const text = error instanceof WaitTimeoutError ? error.message : apiErrorText(error);
+      throw new InfrastructureError(`no pod can be created in ${namespace} yet: ${text}`, {
+        cause: error,
+        hint: 'kube-controller-manager makes every namespace its default service account: kubectl -n kube-system get pods',
+      });
     }
   }
 
