@@ -18,6 +18,7 @@ export const ROW_KINDS = [
   'nodeport-udp',
   'outbound-nat',
   'dns',
+  'dns-tcp',
 ] as const;
 export type RowKind = (typeof ROW_KINDS)[number];
 
@@ -45,7 +46,9 @@ export type RowKey =
   | { kind: 'hairpin'; from: Os }
   | { kind: 'nodeport' | 'nodeport-udp'; to: Os }
   | { kind: 'outbound-nat'; from: Os }
-  | { kind: 'dns'; from: Os; lookup: DnsLookup };
+  | { kind: 'dns'; from: Os; lookup: DnsLookup }
+  /** A pod's own nameserver asked over TCP for a Service's fully qualified name. */
+  | { kind: 'dns-tcp'; from: Os };
 
 /**
  * One cell: its row, how it probes, and what tells it apart within the row: the placement of
@@ -72,6 +75,7 @@ export function rowId(row: RowKey): string {
       return `${row.kind}/external-to-${row.to}-node`;
     case 'hairpin':
     case 'outbound-nat':
+    case 'dns-tcp':
       return `${row.kind}/${row.from}`;
     case 'dns':
       return `dns/${row.lookup}/${row.from}`;
@@ -100,6 +104,7 @@ export function cellId(cell: CellKey): string {
     case 'pod-to-service':
     case 'pod-to-service-udp':
     case 'dns':
+    case 'dns-tcp':
       return `${row}/${node}/${cell.via}`;
   }
 }
@@ -156,9 +161,9 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
     }),
   },
   {
-    pattern: new RegExp(`^(hairpin|outbound-nat)/${OS}/${NODE}/${VIA}$`),
+    pattern: new RegExp(`^(hairpin|outbound-nat|dns-tcp)/${OS}/${NODE}/${VIA}$`),
     key: (m) => ({
-      kind: m[1] as 'hairpin' | 'outbound-nat',
+      kind: m[1] as 'hairpin' | 'outbound-nat' | 'dns-tcp',
       from: m[2] as Os,
       ...nodePart('node', m[3]!),
       via: m[4] as Via,

@@ -16,6 +16,7 @@ import {
 } from './impacts.ts';
 import {
   clusterIpsRemoved,
+  dnsOverTcpDropped,
   endpointsBlackholed,
   faultTable,
   hairpinMasqueradeMissing,
@@ -324,6 +325,25 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
         { kinds: ['pod-to-service-udp'], toAny: [only(targets).name] },
         { kinds: ['nodeport-udp'], toOs: only(targets).os },
       ],
+      mayFail: [],
+      outcomes: ['timeout'],
+    }),
+  },
+  {
+    id: 'dns-tcp-dropped',
+    summary:
+      "one node drops its pods' DNS over TCP (a firewall that lets only UDP 53 through): lookups over TCP from there time out, over UDP they answer",
+    scope: { kind: 'node', prefer: 'windows' },
+    requires: {},
+    actions: (_plan, targets) => {
+      const node = only(targets);
+      const table = faultTable('dns-tcp-dropped');
+      return [
+        { kind: 'nft', node: node.name, table, ruleset: dnsOverTcpDropped(node.podCIDR, table) },
+      ];
+    },
+    impact: (_plan, targets) => ({
+      mustFail: [{ kinds: ['dns-tcp'], from: [only(targets).name] }],
       mayFail: [],
       outcomes: ['timeout'],
     }),

@@ -152,6 +152,8 @@ function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise
       sawPod('lin1')(await from('lin1', ['udp', w.pods.win1!, '8081', 'clientip'])),
     'link-mtu-too-small': async () =>
       ok(await from('win1', http(w.pods.lin1!, 8080, '/big?bytes=65536'))),
+    'dns-tcp-dropped': async () =>
+      ok(await from('win1', ['dns-tcp', `web-linux.${lab.namespace}.svc.cluster.local`])),
   };
 }
 
@@ -240,6 +242,34 @@ describe('fault injection on a netns lab (integration)', function () {
         expect(await get('lin1', 'win2'), 'lin1 → win2').to.equal('ok');
         expect(await get('win2', 'win1'), 'win2 → win1').to.equal('ok');
         expect(await get('win1', 'lin1'), 'win1 → lin1').to.equal('ok');
+      }
+    } finally {
+      await healFaults(current.session);
+    }
+    expect(await snapshot(current)).to.deep.equal(baseline);
+  });
+
+  it('dns-tcp-dropped on win1: its lookups over TCP time out; over UDP, and from other nodes, they answer', async () => {
+    const current = lab!;
+    const fqdn = `web-linux.${current.namespace}.svc.cluster.local`;
+    const lookup = async (node: string, kind: 'dns' | 'dns-tcp') =>
+      (
+        await current.cluster.probe(
+          `w-${node}`,
+          current.namespace,
+          [kind, fqdn, '--timeout-ms', String(PROBE_MS)],
+          { timeoutMs: PROBE_MS + 4000 },
+        )
+      ).result;
+    await breakFault(current.session, 'dns-tcp-dropped', 'win1');
+    try {
+      for (let i = 0; i < 2; i++) {
+        expect(await lookup('win1', 'dns-tcp'), 'win1 over TCP').to.equal('timeout');
+        expect(await lookup('win1', 'dns'), 'win1 over UDP').to.equal('ok');
+        expect(await lookup('win2', 'dns-tcp'), 'win2 over TCP').to.equal('ok');
+        expect(await lookup('cp1', 'dns-tcp'), 'cp1 over TCP (the DNS pod is on cp1)').to.equal(
+          'ok',
+        );
       }
     } finally {
       await healFaults(current.session);

@@ -102,6 +102,18 @@ export function udpToPodsDropped(podCidr: string, name: string): string {
 }
 
 /**
+ * DNS over TCP from the pods of `podCidr` is dropped as it enters the node, before kube-proxy's
+ * DNAT (so whichever DNS endpoint it was bound for); DNS over UDP still passes.
+ */
+export function dnsOverTcpDropped(podCidr: string, name: string): string {
+  return table(name, [
+    chain('prerouting', 'prerouting', '-150', [
+      `ip saddr ${podCidr} tcp dport 53 drop comment "DNS over TCP dropped"`,
+    ]),
+  ]);
+}
+
+/**
  * A link MTU enforced on what arrives: veth hands GSO packets of any size through, where a real
  * NIC or switch would drop every frame above the MTU, so large packets are dropped at ingress.
  */

@@ -8,7 +8,8 @@ export function probeArgs(request: ProbeRequest, timeoutMs: number): string[] {
     case 'http':
       return ['http', request.url, ...timeout];
     case 'dns':
-      return ['dns', request.name, ...timeout];
+    case 'dns-tcp':
+      return [request.kind, request.name, ...timeout];
     case 'tcp':
       return ['tcp', request.host, String(request.port), ...timeout];
     case 'udp':

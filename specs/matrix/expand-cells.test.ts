@@ -23,7 +23,7 @@ const workloads = (nodes: SuiteNode[]): Workloads => fakeWorkloads(nodes);
 describe('matrix expansion', () => {
   const cells = expandCells(MATRIX, HYBRID);
 
-  it('covers every row of DESIGN §7, and pod-to-pod and pod-to-service over UDP, with stable kebab-case ids', () => {
+  it('covers every row of DESIGN §7, pod-to-pod and pod-to-service over UDP, and DNS over TCP, with stable kebab-case ids', () => {
     expect([...new Set(cells.map((c) => c.meta.row))]).to.deep.equal([
       'pod-to-pod/windows-to-windows',
       'pod-to-pod/windows-to-linux',
@@ -59,13 +59,15 @@ describe('matrix expansion', () => {
       'dns/short-name/windows',
       'dns/fqdn/windows',
       'dns/search-list/windows',
+      'dns-tcp/linux',
+      'dns-tcp/windows',
     ]);
     for (const c of cells) expect(c.meta.cell).to.match(/^[a-z0-9/-]+$/);
     expect(new Set(cells.map((c) => c.meta.cell)).size).to.equal(cells.length);
   });
 
-  it('hosts every cell on the default lab (200 cells, none skipped)', () => {
-    expect(cells).to.have.length(200);
+  it('hosts every cell on the default lab (205 cells, none skipped)', () => {
+    expect(cells).to.have.length(205);
     expect(cells.filter((c) => c.skip !== undefined)).to.deep.equal([]);
   });
 
@@ -81,7 +83,7 @@ describe('matrix expansion', () => {
     }
     const large = cells.filter((c) => c.meta.row.startsWith('large-response/'));
     expect(large).to.have.length(names.length * (names.length - 1));
-    for (const row of ['outbound-nat/', 'dns/fqdn/', 'pod-to-service/', 'hairpin/']) {
+    for (const row of ['outbound-nat/', 'dns/fqdn/', 'dns-tcp/', 'pod-to-service/', 'hairpin/']) {
       const sources = new Set(
         cells.filter((c) => c.meta.row.startsWith(row)).map((c) => c.meta.source.node),
       );
@@ -97,6 +99,7 @@ describe('matrix expansion', () => {
     expect(titles).to.include('pod-to-service linux-to-windows cp1-to-win1+win2 via cluster-ip');
     expect(titles).to.include('nodeport external-to-windows-node win2 via node-ip');
     expect(titles).to.include('dns search-list from windows win2 via dns');
+    expect(titles).to.include('dns over tcp from linux lin2 via dns');
     // --grep win2: exactly the cells whose probe starts or ends on win2 (Services: a backend there).
     const touching = cells.filter(
       (c) => c.meta.source.node === 'win2' || c.meta.target.node.split(',').includes('win2'),
@@ -109,7 +112,8 @@ describe('matrix expansion', () => {
     expect(count('cross-node')).to.equal(100);
     expect(count('udp')).to.equal(75);
     expect(count('hairpin')).to.equal(10);
-    expect(titles.filter((t) => /dns/.test(t))).to.have.length(25 + 25 + 10 + 10 + 5 + 15);
+    expect(count('tcp')).to.equal(5);
+    expect(titles.filter((t) => /dns/.test(t))).to.have.length(25 + 25 + 10 + 10 + 5 + 15 + 5);
   });
 
   it('skips with a reason what a lab with one Windows node cannot host', () => {

@@ -378,13 +378,19 @@ function outboundNat(
   });
 }
 
-function dns(row: Extract<MatrixRow, { kind: 'dns' }>, nodes: readonly SuiteNode[]): CellPlan[] {
+/** A cell per node of `row.from`, asking the cluster DNS; `title` names the lookup. */
+function dnsCells(
+  row: Extract<MatrixRow, { kind: 'dns' | 'dns-tcp' }>,
+  title: string,
+  nodes: readonly SuiteNode[],
+  probe: (w: Workloads, from: string) => ProbeSpec,
+): CellPlan[] {
   const sources = nodesOf(nodes, row.from);
   const target = { os: 'linux' as const, node: '-', label: 'cluster DNS' };
   if (sources.length === 0) {
     const meta = {
-      ...ids({ kind: 'dns', from: row.from, lookup: row.lookup, via: 'dns' }),
-      title: `dns ${row.lookup} from ${row.from} via dns`,
+      ...ids({ ...row, via: 'dns' }),
+      title: `${title} from ${row.from} via dns`,
       source: podEnd(row.from, '-'),
       target,
       placement: '',
@@ -395,22 +401,40 @@ function dns(row: Extract<MatrixRow, { kind: 'dns' }>, nodes: readonly SuiteNode
     const from = sourcePod(src.name);
     return {
       meta: {
-        ...ids({ kind: 'dns', from: row.from, lookup: row.lookup, node: src.name, via: 'dns' }),
-        title: `dns ${row.lookup} from ${row.from} ${src.name} via dns`,
+        ...ids({ ...row, node: src.name, via: 'dns' }),
+        title: `${title} from ${row.from} ${src.name} via dns`,
         source: podEnd(row.from, src.name, from),
         target,
         placement: '',
       },
-      probe: (w) => {
-        const svc = service(w, 'linux');
-        const [name, expect, port] =
-          row.lookup === 'short-name'
-            ? [svc.name, svc.clusterIP, svc.port]
-            : row.lookup === 'fqdn'
-              ? [svc.fqdn, svc.clusterIP, svc.port]
-              : ['kubernetes.default', w.apiServiceIP, KUBERNETES_SERVICE_PORT];
-        return { from, request: { kind: 'dns', name, port }, check: { kind: 'answer', expect } };
-      },
+      probe: (w) => probe(w, from),
+    };
+  });
+}
+
+function dns(row: Extract<MatrixRow, { kind: 'dns' }>, nodes: readonly SuiteNode[]): CellPlan[] {
+  return dnsCells(row, `dns ${row.lookup}`, nodes, (w, from) => {
+    const svc = service(w, 'linux');
+    const [name, expect, port] =
+      row.lookup === 'short-name'
+        ? [svc.name, svc.clusterIP, svc.port]
+        : row.lookup === 'fqdn'
+          ? [svc.fqdn, svc.clusterIP, svc.port]
+          : ['kubernetes.default', w.apiServiceIP, KUBERNETES_SERVICE_PORT];
+    return { from, request: { kind: 'dns', name, port }, check: { kind: 'answer', expect } };
+  });
+}
+
+function dnsTcp(
+  row: Extract<MatrixRow, { kind: 'dns-tcp' }>,
+  nodes: readonly SuiteNode[],
+): CellPlan[] {
+  return dnsCells(row, 'dns over tcp', nodes, (w, from) => {
+    const svc = service(w, 'linux');
+    return {
+      from,
+      request: { kind: 'dns-tcp', name: svc.fqdn },
+      check: { kind: 'answer', expect: svc.clusterIP },
     };
   });
 }
@@ -435,6 +459,8 @@ export function expandCells(rows: readonly MatrixRow[], nodes: readonly SuiteNod
         return outboundNat(row, nodes);
       case 'dns':
         return dns(row, nodes);
+      case 'dns-tcp':
+        return dnsTcp(row, nodes);
     }
   });
 }

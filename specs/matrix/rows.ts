@@ -62,6 +62,16 @@ export type MatrixRow =
       kind: 'dns';
       from: Os;
       lookup: DnsLookup;
+    }
+  | {
+      /**
+       * Name resolution over TCP from a pod on every node of `from`: the pod's own nameserver is
+       * asked over one TCP connection for the linux Service's fully qualified name (no search
+       * list); the answer must be its ClusterIP. The `dns` rows resolve over UDP, as resolvers do
+       * first.
+       */
+      kind: 'dns-tcp';
+      from: Os;
     };
 
 const BOTH = ['ip', 'dns'] as const;
@@ -138,4 +148,6 @@ export const MATRIX: readonly MatrixRow[] = [
   { kind: 'dns', from: 'windows', lookup: 'short-name' },
   { kind: 'dns', from: 'windows', lookup: 'fqdn' },
   { kind: 'dns', from: 'windows', lookup: 'search-list' },
+  { kind: 'dns-tcp', from: 'linux' },
+  { kind: 'dns-tcp', from: 'windows' },
 ];

@@ -64,6 +64,8 @@ export type ProbeRequest =
   | { kind: 'http'; url: string }
   /** `port`: where the looked-up Service answers (drivers that look up with an HTTP client connect there); default 80. */
   | { kind: 'dns'; name: string; port?: number }
+  /** NAME's A records asked of the pod's own nameserver over TCP: one query, no search list. */
+  | { kind: 'dns-tcp'; name: string }
   | { kind: 'tcp'; host: string; port: number }
   /** One datagram to HOST:PORT (a name is looked up first); the reply datagram is the body. */
   | { kind: 'udp'; host: string; port: number; message: string }

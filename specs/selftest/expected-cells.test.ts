@@ -55,7 +55,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
   const hybrid = lab('1-2-2');
 
   it('the default lab expands to the mesh the expectations below are written against', () => {
-    expect(ids(hybrid, /./)).to.have.length(200);
+    expect(ids(hybrid, /./)).to.have.length(205);
   });
 
   it('NodePort rules removed on win1: exactly its NodePort cell', () => {
@@ -71,7 +71,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
   it('DNS stopped: every cell that resolves a name, from every node', () => {
     const must = expected(hybrid, 'dns-stopped').must;
     expect(must).to.deep.equal(ids(hybrid, /\/dns$/));
-    expect(must).to.have.length(90);
+    expect(must).to.have.length(95);
   });
 
   it('route to win1 removed: its pod paths both ways, its lookups, every Service and NodePort with an endpoint across the cut', () => {
@@ -82,6 +82,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
         '^pod-to-service(-udp)?/windows-to-[a-z]+/win1/',
         '^pod-to-service(-udp)?/[a-z]+-to-windows/',
         '^dns/[a-z-]+/windows/win1/',
+        '^dns-tcp/windows/win1/',
         '^hairpin/windows/win1/dns$',
         '^nodeport(-udp)?/external-to-windows-node/',
       ].join('|'),
@@ -112,7 +113,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'clusterip-rules-removed').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-pod(-udp)?\/linux-to-[a-z]+\/(same|cross)-node\/lin1\/.*dns$|^pod-to-service(-udp)?\/linux-to-[a-z]+\/lin1\/|^hairpin\/linux\/lin1\/|^dns\/[a-z-]+\/linux\/lin1\//,
+        /^pod-to-pod(-udp)?\/linux-to-[a-z]+\/(same|cross)-node\/lin1\/.*dns$|^pod-to-service(-udp)?\/linux-to-[a-z]+\/lin1\/|^hairpin\/linux\/lin1\/|^dns\/[a-z-]+\/linux\/lin1\/|^dns-tcp\/linux\/lin1\//,
       ),
     );
   });
@@ -184,7 +185,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'pods-cut-from-other-os', 'win2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^(pod-to-pod|pod-to-pod-udp|large-response)\/windows-to-linux\/cross-node\/win2\/|^pod-to-pod(-udp)?\/windows-to-[a-z]+\/(same|cross)-node\/win2\/.*dns$|^pod-to-service(-udp)?\/windows-to-linux\/win2\/|^pod-to-service(-udp)?\/windows-to-windows\/win2\/dns$|^hairpin\/windows\/win2\/dns$|^dns\/[a-z-]+\/windows\/win2\//,
+        /^(pod-to-pod|pod-to-pod-udp|large-response)\/windows-to-linux\/cross-node\/win2\/|^pod-to-pod(-udp)?\/windows-to-[a-z]+\/(same|cross)-node\/win2\/.*dns$|^pod-to-service(-udp)?\/windows-to-linux\/win2\/|^pod-to-service(-udp)?\/windows-to-windows\/win2\/dns$|^hairpin\/windows\/win2\/dns$|^dns\/[a-z-]+\/windows\/win2\/|^dns-tcp\/windows\/win2\//,
       ),
       may: [],
     });
@@ -210,6 +211,16 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
       may: [],
     });
     expect(expected(hybrid, 'udp-to-pods-dropped', 'lin2').must).to.have.length(18 + 10 + 2 + 3);
+  });
+
+  it('DNS over TCP dropped on win1, then on lin2: exactly the one lookup over TCP of that node', () => {
+    expect(expected(hybrid, 'dns-tcp-dropped')).to.deep.equal({
+      must: ['dns-tcp/windows/win1/dns'],
+      may: [],
+    });
+    expect(expected(hybrid, 'dns-tcp-dropped', 'lin2').must).to.deep.equal([
+      'dns-tcp/linux/lin2/dns',
+    ]);
   });
 
   it('the MTU fault fails the large-response cells into or out of its node, and nothing small', () => {

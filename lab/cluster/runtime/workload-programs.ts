@@ -8,6 +8,7 @@ export const WORKLOAD_FILES = [
   'args.mjs',
   'endpoint-sweep.mjs',
   'netexec.mjs',
+  'dns-wire.mjs',
   'dns-server.mjs',
   'probes.mjs',
   'probe.mjs',

@@ -22,19 +22,15 @@ import {
   parseIntInRange,
   parseOrExit,
 } from './args.mjs';
+import { CLASS_IN, HEADER_BYTES, Rcode, TYPE_A, readName } from './dns-wire.mjs';
 
 const USAGE = 'usage: dns-server.mjs --zone FILE --listen ADDR [--port 53]';
 
-/** Response codes this server sends (RFC 1035 section 4.1.1). */
-const Rcode = /** @type {const} */ ({ NoError: 0, NxDomain: 3, NotImp: 4, Refused: 5 });
-const TYPE_A = 1;
 const TYPE_ANY = 255;
-const CLASS_IN = 1;
 /** Short TTL so resolvers notice a SIGHUP'd zone quickly, as CoreDNS's default 5 s does. */
 const TTL_SECONDS = 5;
 /** Classic UDP limit; we ignore EDNS, so answers beyond it are cut and TC is set. */
 const MAX_UDP_BYTES = 512;
-const HEADER_BYTES = 12;
 const A_RECORD_BYTES = 16;
 
 /**
@@ -99,42 +95,6 @@ function loadZone(file) {
     for (let n = name; n !== domain; n = n.slice(n.indexOf('.') + 1)) names.add(n);
   }
   return { domain, records, names };
-}
-
-/**
- * Reads a possibly compressed name. Each pointer must jump below every offset seen so far,
- * so a hostile packet cannot make it loop.
- * @param {Buffer} packet
- * @param {number} start
- * @returns {{ labels: Buffer[], end: number } | undefined}
- */
-function readName(packet, start) {
-  /** @type {Buffer[]} */
-  const labels = [];
-  let offset = start;
-  let lowest = start;
-  /** @type {number | undefined} */
-  let end;
-  let wireLength = 1;
-  for (;;) {
-    const length = packet[offset];
-    if (length === undefined) return undefined;
-    if (length === 0) return { labels, end: end ?? offset + 1 };
-    if ((length & 0xc0) === 0xc0) {
-      const low = packet[offset + 1];
-      if (low === undefined) return undefined;
-      const target = ((length & 0x3f) << 8) | low;
-      if (target >= lowest) return undefined;
-      end ??= offset + 2;
-      offset = lowest = target;
-      continue;
-    }
-    if ((length & 0xc0) !== 0) return undefined;
-    wireLength += length + 1;
-    if (wireLength > 255 || offset + 1 + length > packet.length) return undefined;
-    labels.push(packet.subarray(offset + 1, offset + 1 + length));
-    offset += length + 1;
-  }
 }
 
 /**

@@ -8,6 +8,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import {
+  TCP_QUERY_ID,
+  answerOutcome,
+  firstNameserver,
+  isDnsName,
+  readAnswer,
+  tcpQuery,
+} from './dns-wire.mjs';
+
 const DNS_SERVER = new URL('./dns-server.mjs', import.meta.url);
 
 const ZONE = {
@@ -151,6 +160,59 @@ describe('dns-server', function () {
     } finally {
       conn.destroy();
     }
+  });
+
+  it("dns-wire's TCP query and answer reader (the dns-tcp probe's) agree with the server", async () => {
+    const ask = async (name: string): Promise<Buffer> => {
+      const conn = connect(port, '127.0.0.1');
+      try {
+        conn.write(tcpQuery(name, TCP_QUERY_ID));
+        let got = Buffer.alloc(0);
+        for await (const chunk of conn) {
+          got = Buffer.concat([got, chunk as Buffer]);
+          if (got.length >= 2 && got.length >= 2 + got.readUInt16BE(0)) break;
+        }
+        return got.subarray(2, 2 + got.readUInt16BE(0));
+      } finally {
+        conn.destroy();
+      }
+    };
+    const headless = await ask('headless.ns.svc.cluster.local.');
+    expect(answerOutcome(headless, TCP_QUERY_ID)).to.deep.equal({
+      result: 'ok',
+      addresses: ['10.244.1.5', '10.244.2.7'],
+    });
+    expect(answerOutcome(await ask('missing.ns.svc.cluster.local'), TCP_QUERY_ID)).to.deep.equal({
+      result: 'nxdomain',
+      error: 'NXDOMAIN over TCP',
+    });
+    expect(answerOutcome(headless, TCP_QUERY_ID + 1)).to.deep.equal({
+      result: 'error',
+      error: 'the reply is not a response to the query sent',
+    });
+    expect(answerOutcome(headless.subarray(0, headless.length - 2), TCP_QUERY_ID)).to.deep.equal({
+      result: 'error',
+      error: 'a cut answer in the reply',
+    });
+    expect(readAnswer(headless.subarray(0, 5), TCP_QUERY_ID)).to.deep.equal({
+      error: 'a 5-byte reply',
+    });
+  });
+
+  it('dns-wire refuses names that fit no question, and finds the first nameserver', () => {
+    expect(['web.ns', 'web.ns.', 'a'.repeat(63)].map(isDnsName)).to.deep.equal([true, true, true]);
+    expect(['', 'a..b', '.', 'a'.repeat(64), `${'a.'.repeat(127)}b`].map(isDnsName)).to.deep.equal([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(() => tcpQuery('a..b', 1)).to.throw('not a DNS name: a..b');
+    const conf =
+      '# kubelet\nsearch ns.svc.cluster.local\n nameserver 10.96.0.10\nnameserver 8.8.8.8\n';
+    expect(firstNameserver(conf)).to.equal('10.96.0.10');
+    expect(firstNameserver('search x\n')).to.equal(undefined);
   });
 
   it('echoes the ID, question and RD and sets QR and AA without RA', async () => {

@@ -207,6 +207,76 @@ describe('probe', function () {
     });
   });
 
+  describe('dns-tcp against a server at the nameserver of a private resolv.conf', () => {
+    const conf = join(tmpdir(), `hl-probe-resolv-tcp-${process.pid}.conf`);
+    const zone = join(tmpdir(), `hl-probe-zone-${process.pid}.json`);
+    const DNS_SERVER = fileURLToPath(new URL('./dns-server.mjs', import.meta.url));
+    // "$1" the resolv.conf, "$2" node; then what listens on 127.0.0.53 ("$3": dns, silent, none),
+    // then the probe.
+    const script = [
+      'mount --bind "$1" /etc/resolv.conf && ip link set lo up || exit 99',
+      'node=$2; what=$3; shift 3',
+      'case "$what" in',
+      `  dns) "$node" ${JSON.stringify(DNS_SERVER)} --zone ${JSON.stringify(zone)} --listen 127.0.0.53 >/dev/null 2>&1 & ;;`,
+      `  silent) "$node" -e 'require("node:net").createServer(() => {}).listen(53, "127.0.0.53")' >/dev/null 2>&1 & ;;`,
+      '  none) true & ;;',
+      'esac',
+      'listener=$!',
+      '[ "$what" = none ] || until ss -Htln | grep -q 127.0.0.53:53; do sleep 0.05; done',
+      '"$@"; rc=$?; kill "$listener" 2>/dev/null; exit "$rc"',
+    ].join('\n');
+    const ask = (what: string, name: string) =>
+      run([
+        'unshare',
+        '-n',
+        '-m',
+        'sh',
+        '-c',
+        script,
+        'sh',
+        conf,
+        process.execPath,
+        what,
+        process.execPath,
+        PROBE,
+        'dns-tcp',
+        name,
+        '--timeout-ms',
+        '800',
+      ]);
+
+    before(function () {
+      if (process.getuid?.() !== 0 || spawnSync('unshare', ['--version']).status !== 0) {
+        skipTest(this, missing('needs root and unshare (a private network and mount namespace)'));
+      }
+      writeFileSync(conf, 'search ns.svc.cluster.local\nnameserver 127.0.0.53\n');
+      const records = { 'web.ns.svc.cluster.local': ['10.96.0.20'] };
+      writeFileSync(zone, JSON.stringify({ domain: 'cluster.local', records }));
+    });
+    after(() => {
+      rmSync(conf, { force: true });
+      rmSync(zone, { force: true });
+    });
+
+    it('asks the nameserver of resolv.conf over TCP: the answer, or NXDOMAIN, names that server', async () => {
+      const found = await ask('dns', 'web.ns.svc.cluster.local');
+      expect(found.code).to.equal(0);
+      expect(found.line).to.include({ kind: 'dns-tcp', result: 'ok', peer: '127.0.0.53' });
+      expect(found.line.addresses).to.deep.equal(['10.96.0.20']);
+      // No search list over TCP: the short name is asked as it is, outside the zone.
+      expect((await ask('dns', 'web')).line).to.include({ result: 'nxdomain' });
+    });
+
+    it('reports refused when nothing listens on TCP 53, timeout when the server never answers', async () => {
+      expect((await ask('none', 'web.ns.svc.cluster.local')).line).to.include({
+        result: 'refused',
+      });
+      const silent = await ask('silent', 'web.ns.svc.cluster.local');
+      expect(silent.line).to.include({ result: 'timeout' });
+      expect(silent.wallMs).to.be.below(5000);
+    });
+  });
+
   describe('endpoints', () => {
     const sweep = (base: string, expected: string, maxRequests: number, ...more: string[]) =>
       probe('endpoints', base, '--expect', expected, '--max-requests', `${maxRequests}`, ...more);
@@ -275,6 +345,7 @@ describe('probe', function () {
       ['an unknown kind', ['ping', '127.0.0.1']],
       ['a missing argument', ['tcp', '127.0.0.1']],
       ['a bad port', ['tcp', '127.0.0.1', '70000']],
+      ['dns-tcp with a name that fits no question', ['dns-tcp', 'a..b']],
       ['a bad timeout', ['dns', 'localhost', '--timeout-ms', 'soon']],
       ['a non-http URL', ['http', 'https://127.0.0.1/']],
       ['endpoints without --expect', ['endpoints', 'http://127.0.0.1:1', '--max-requests', '2']],

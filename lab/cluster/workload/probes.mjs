@@ -14,6 +14,7 @@ import { lookup } from 'node:dns/promises';
 import { get as httpGet } from 'node:http';
 import { connect, isIPv6 } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { readFileSync } from 'node:fs';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { URL } from 'node:url';
 import { UsageError, describeError, parseCommandLine, parseIntInRange } from './args.mjs';
@@ -23,6 +24,7 @@ import {
   failedRequest,
   sweepEndpoints,
 } from './endpoint-sweep.mjs';
+import { TCP_QUERY_ID, answerOutcome, firstNameserver, isDnsName, tcpQuery } from './dns-wire.mjs';
 
 /** The result strings a probe prints; the suite's expected outcomes map onto these. */
 export const Result = /** @type {const} */ ({
@@ -60,7 +62,7 @@ export const Result = /** @type {const} */ ({
 const MAX_BODY_BYTES = 4096;
 const DEFAULT_TIMEOUT_MS = 3000;
 export const USAGE =
-  'usage: probe.mjs http URL | tcp HOST PORT | udp HOST PORT MESSAGE | dns NAME\n' +
+  'usage: probe.mjs http URL | tcp HOST PORT | udp HOST PORT MESSAGE | dns NAME | dns-tcp NAME\n' +
   '       | endpoints http://HOST:PORT|udp://HOST:PORT --expect NAME[,NAME…] --max-requests N   [--timeout-ms N]';
 /** Flags only the endpoints probe takes. */
 const SWEEP_FLAGS = ['expect', 'max-requests'];
@@ -215,6 +217,49 @@ async function probeDns(name) {
 }
 
 /**
+ * Asks the first nameserver of the pod's resolv.conf for NAME's A records over TCP: one query,
+ * no search list (a resolver asks over TCP when told to, or when a UDP answer came back cut).
+ * @param {string} name
+ * @param {AbortSignal} signal destroys the connection when aborted
+ * @returns {Promise<Outcome>}
+ */
+function probeDnsTcp(name, signal) {
+  let server;
+  try {
+    server = firstNameserver(readFileSync('/etc/resolv.conf', 'utf8'));
+  } catch (err) {
+    return Promise.resolve({ result: Result.Error, error: describeError(err) });
+  }
+  if (server === undefined) {
+    return Promise.resolve({ result: Result.Error, error: 'no nameserver in /etc/resolv.conf' });
+  }
+  const query = tcpQuery(name, TCP_QUERY_ID);
+  const peer = server;
+  return new Promise((resolve) => {
+    const socket = connect({ host: peer, port: 53, signal });
+    let pending = Buffer.alloc(0);
+    /** @param {Outcome} outcome */
+    const settle = (outcome) => {
+      socket.destroy();
+      resolve(outcome);
+    };
+    socket.on('connect', () => socket.write(query));
+    socket.on('data', (chunk) => {
+      pending = Buffer.concat([pending, chunk]);
+      if (pending.length < 2 || pending.length < 2 + pending.readUInt16BE(0)) return;
+      const message = pending.subarray(2, 2 + pending.readUInt16BE(0));
+      settle({ ...answerOutcome(message, TCP_QUERY_ID), peer });
+    });
+    socket.on('end', () => {
+      settle({ result: Result.Error, error: `${peer}:53 closed the connection without an answer` });
+    });
+    socket.on('error', (err) => {
+      settle(fromError(err));
+    });
+  });
+}
+
+/**
  * The endpoints probe's BASE and flags, checked.
  * @param {string} base
  * @param {Map<string, string>} flags
@@ -295,6 +340,10 @@ function selectProbe(kind, args, flags) {
     case 'dns':
       expect(1, 'NAME');
       return () => probeDns(a);
+    case 'dns-tcp':
+      expect(1, 'NAME');
+      if (!isDnsName(a)) throw new UsageError(`not a DNS name: ${a}`);
+      return (_arm, signal) => probeDnsTcp(a, signal);
     case 'endpoints': {
       expect(1, 'http://HOST:PORT or udp://HOST:PORT');
       const sweep = parseSweep(a, flags);

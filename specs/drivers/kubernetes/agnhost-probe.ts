@@ -11,6 +11,12 @@
  *   HTTP client anyway (curl, or the API-server proxy, which is not Exec), it hides the far end's
  *   status, fixes a 5 s timeout and returns errors as free text.
  * - tcp → `/agnhost connect --timeout=<ms>ms HOST:PORT`: prints TIMEOUT, REFUSED, DNS: or OTHER:.
+ * - dns-tcp → one A query over TCP to the pod's own nameserver, no search list. Linux: a bash
+ *   script (`/dev/tcp`, dd, od; bounded by `timeout`) reads the first nameserver of resolv.conf,
+ *   sends the query this driver built (dns-wire.mjs) and prints the reply's bytes in hex, which
+ *   dns-wire.mjs reads, as the emulated probe does. Windows: `dig.exe +tcp` (BIND, in the Windows
+ *   agnhost image), which asks the servers the pod's DNS client has; its status line and answer
+ *   section are read.
  * - dns → `curl -4 -v http://NAME:80/`: curl resolves through the OS resolver (getaddrinfo: the
  *   resolv.conf search list and ndots on Linux, the DNS client's suffix search on Windows), as a
  *   pod's application would, and prints what it resolved (curl ≥ 8 `IPv4: a, b`; older
@@ -42,6 +48,12 @@ import type { ProbeReply, ProbeRequest } from '../../model/lab-driver.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
 import type { ExecResult } from './exec-in-pod.ts';
 import { NETEXEC_HTTP_PORT } from '../../model/workload-names.ts';
+import {
+  TCP_QUERY_ID,
+  answerOutcome,
+  rcodeOutcome,
+  tcpQuery,
+} from '../../../lab/cluster/workload/dns-wire.mjs';
 import {
   ENDPOINT_PATHS,
   SWEEP_CONNECT_MS,
@@ -81,6 +93,8 @@ export function probeCommand(os: Os, request: ProbeRequest, timeoutMs: number): 
         ...limits,
         `http://${request.name}:${request.port ?? 80}/`,
       ];
+    case 'dns-tcp':
+      return dnsTcpCommand(os, request.name, timeoutMs);
     case 'tcp': {
       const host = request.host.includes(':') ? `[${request.host}]` : request.host;
       return [
@@ -148,6 +162,43 @@ function udpSweepCommand(os: Os, base: string, timeoutMs: number): string[] {
   ];
 }
 
+/** Before the reply's bytes: the nameserver the Linux script asked (from the pod's resolv.conf). */
+const DNS_TCP_MARK = '--hybrid-lab-dns-tcp:';
+/**
+ * $1: the query with its length, as printf escapes. Asks the first nameserver of resolv.conf over
+ * one TCP connection, reads the two-byte length and then that many bytes, and prints them in hex.
+ * Exit 5: no nameserver; 6: no connection; 8: closed without an answer; 124 (timeout): no answer.
+ */
+const DNS_TCP_SCRIPT = [
+  'ns=',
+  'while read -r key value _; do',
+  '  if [ "$key" = nameserver ]; then ns=$value; break; fi',
+  'done < /etc/resolv.conf',
+  '[ -n "$ns" ] || { echo \'no nameserver in /etc/resolv.conf\' >&2; exit 5; }',
+  `printf '%s%s\\n' '${DNS_TCP_MARK}' "$ns"`,
+  'exec 3<>"/dev/tcp/$ns/53" || exit 6',
+  'printf "$1" >&3 || exit 7',
+  'set -- $(dd bs=1 count=2 status=none <&3 | od -An -tu1)',
+  "[ $# -eq 2 ] || { echo 'the connection closed without an answer' >&2; exit 8; }",
+  'dd bs=1 count=$(($1 * 256 + $2)) status=none <&3 | od -An -tx1 -v',
+].join('\n');
+
+/**
+ * NAME over TCP from a pod on `os`. Linux (bash, dd and od in the image): DNS_TCP_SCRIPT sends the
+ * query this driver built and prints the reply's bytes, which dns-wire.mjs reads, as the
+ * emulated probe does. Windows: BIND's dig, `+tcp`, asking the servers the pod's DNS client has.
+ */
+function dnsTcpCommand(os: Os, name: string, timeoutMs: number): string[] {
+  if (os === 'windows') {
+    const wait = String(Math.max(1, Math.ceil(timeoutMs / 1000)));
+    return ['dig.exe', '+tcp', '+tries=1', `+time=${wait}`, '+noall', '+comments', '+answer', name];
+  }
+  const escapes = [...tcpQuery(name, TCP_QUERY_ID)]
+    .map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`)
+    .join('');
+  return ['timeout', seconds(timeoutMs), 'bash', '-c', DNS_TCP_SCRIPT, 'dns-tcp', escapes];
+}
+
 /** The pod's own netexec /dial sending one `message` datagram to HOST:PORT and waiting for its reply. */
 function dialUrl(host: string, port: string, message: string): string {
   const dial = new URL(`http://127.0.0.1:${NETEXEC_HTTP_PORT}/dial`);
@@ -177,6 +228,10 @@ export function replyFromExec(
       return httpReply(result.exitCode, result.stdout, result.stderr);
     case 'dns':
       return dnsReply(result.exitCode, result.stderr);
+    case 'dns-tcp':
+      return os === 'linux'
+        ? dnsTcpScriptReply(result.exitCode, result.stdout, result.stderr)
+        : digReply(result.exitCode, result.stdout, result.stderr);
     case 'tcp':
       return connectReply(result.exitCode, result.stderr);
     case 'udp':
@@ -318,6 +373,48 @@ function dialAnswer(host: string, answer: Transfer | undefined, stdout: string):
   const error = `/dial: ${typeof why === 'string' ? why : `no reply (HTTP ${answer?.status ?? '?'})`}`;
   if (/i\/o timeout/.test(error)) return { result: 'timeout', error };
   return { result: classifyConnectError(error), error };
+}
+
+/** DNS_TCP_SCRIPT's output: the server after the marker, then the reply's bytes in hex. */
+function dnsTcpScriptReply(exitCode: number, stdout: string, stderr: string): ProbeReply {
+  const peer = new RegExp(`^${DNS_TCP_MARK}(\\S+)$`, 'm').exec(stdout)?.[1];
+  const where = peer === undefined ? {} : { peer };
+  const why = stderr.trim().split('\n').at(-1) ?? '';
+  if (exitCode === 124) {
+    return { result: 'timeout', error: `no DNS answer over TCP in time ${why}`.trim(), ...where };
+  }
+  if (exitCode !== 0) {
+    const error = why || `the DNS-over-TCP script exited ${exitCode}`;
+    return { result: classifyConnectError(error), error, ...where };
+  }
+  const hex = stdout.slice(stdout.indexOf('\n') + 1).replace(/\s+/g, '');
+  if (!/^([0-9a-f]{2})+$/.test(hex)) {
+    return {
+      result: 'error',
+      error: `the DNS-over-TCP script printed no reply: ${stdout.slice(0, 200)}`,
+    };
+  }
+  return { ...answerOutcome(Buffer.from(hex, 'hex'), TCP_QUERY_ID), ...where };
+}
+
+/** dig's header comment (status) and answer section; exit 9 is no reply from any server. */
+function digReply(exitCode: number, stdout: string, stderr: string): ProbeReply {
+  const said = `${stdout}\n${stderr}`;
+  const error = said.split('\n').findLast((l) => l.startsWith(';;') || l.startsWith('dig')) ?? '';
+  if (exitCode === 9) {
+    return /refused/i.test(said)
+      ? { result: 'refused', error }
+      : { result: 'timeout', error: error || 'dig: no reply' };
+  }
+  const status = /status: ([A-Z]+)/.exec(stdout)?.[1];
+  if (exitCode !== 0 || status === undefined) {
+    return { result: 'error', error: error || `dig exited ${exitCode}` };
+  }
+  const answers = stdout.matchAll(/^[^;\s]\S*\s+\d+\s+IN\s+A\s+(\d+(?:\.\d+){3})\s*$/gm);
+  return rcodeOutcome(
+    status,
+    [...answers].map((m) => m[1]!),
+  );
 }
 
 function dnsReply(exitCode: number, stderr: string): ProbeReply {
