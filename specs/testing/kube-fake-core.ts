@@ -11,6 +11,9 @@ import {
   V1ObjectMeta,
   V1Pod,
   V1PodList,
+  V1EndpointAddress,
+  V1Endpoints,
+  V1EndpointSubset,
   V1Service,
   V1ServiceAccount,
   V1ServiceSpec,
@@ -61,6 +64,8 @@ export class FakeCore implements CoreClient {
    * made it; until then its pod creates are refused as the admission refuses them (403).
    */
   serviceAccountLag = 0;
+  /** Endpoints reads answered with no address yet (the endpoints controller lagging behind). */
+  endpointsLag = 0;
   /** Namespaces whose `default` service account is not there yet: reads left until it is. */
   readonly #accountLag = new Map<string, number>();
   readonly #lists = new Map<string, number>();
@@ -219,6 +224,36 @@ export class FakeCore implements CoreClient {
     const account = recordedResponse(V1ServiceAccount, RECORDED.namespaces.serviceAccount);
     account.metadata!.namespace = namespace;
     return Promise.resolve(account);
+  };
+
+  /** A Service's Endpoints: the recorded shape, with this fake's pods its selector picks. */
+  readNamespacedEndpoints: CoreClient['readNamespacedEndpoints'] = ({ name, namespace }) => {
+    this.calls.push(`readNamespacedEndpoints ${namespace}/${name}`);
+    const service = this.services.find(
+      (s) => s.metadata?.name === name && s.metadata.namespace === namespace,
+    );
+    if (service === undefined) {
+      return Promise.reject(recordedApiError(RECORDED.services.endpointsMissing, name));
+    }
+    const template =
+      RECORDED.services.endpoints.find((e) => e.args.name === name) ??
+      RECORDED.services.endpoints[0]!;
+    const endpoints = recordedResponse(V1Endpoints, template);
+    endpoints.metadata = { ...endpoints.metadata, name, namespace };
+    const selector = Object.entries(service.spec?.selector ?? {});
+    const picked = this.pods.filter(
+      (pod) =>
+        pod.metadata?.namespace === namespace &&
+        selector.every(([key, value]) => pod.metadata?.labels?.[key] === value),
+    );
+    const lagging = this.endpointsLag > 0;
+    if (lagging) this.endpointsLag--;
+    const addresses = lagging
+      ? []
+      : picked.map((pod) => recorded(V1EndpointAddress, { ip: this.podIp(pod) }));
+    const [subset] = endpoints.subsets ?? [];
+    endpoints.subsets = [recorded(V1EndpointSubset, { ports: subset?.ports, addresses })];
+    return Promise.resolve(endpoints);
   };
 
   readNamespacedService: CoreClient['readNamespacedService'] = ({ name, namespace }) => {

@@ -95,6 +95,10 @@ export interface ServiceRecording {
   /** readNamespacedService default/kubernetes. */
   kubernetes: Exchange;
   readMissing: Exchange;
+  /** readNamespacedEndpoints of each Service, the deploy's last read: every selected pod ready. */
+  endpoints: Exchange[];
+  /** readNamespacedEndpoints of a Service that does not exist: 404. */
+  endpointsMissing: Exchange;
   /** createNamespacedService of an existing Service: 409. */
   createAgain: Exchange;
   /** createNamespacedService with a nodePort outside the range: 422. */

@@ -167,6 +167,7 @@ function tapCore(real: CoreClient, tape: Tape): CoreClient {
     createNamespacedService: wrap('createNamespacedService'),
     readNamespacedService: wrap('readNamespacedService'),
     readNamespacedServiceAccount: wrap('readNamespacedServiceAccount'),
+    readNamespacedEndpoints: wrap('readNamespacedEndpoints'),
   };
 }
 
@@ -429,6 +430,9 @@ async function main(): Promise<void> {
       .find((e) => e.response !== undefined);
     const untilReady = podStatusSteps(tape.since(deployFrom, 'listNamespacedPod', inNamespace));
     const serviceReads = tape.since(deployFrom, 'readNamespacedService', inNamespace);
+    // Each Service's last Endpoints read of the deploy: every pod it selects ready in it.
+    const endpointReads = tape.since(deployFrom, 'readNamespacedEndpoints', inNamespace);
+    const endpoints = [...new Map(endpointReads.map((e) => [e.args.name, e])).values()];
     const [kubernetes] = tape.since(deployFrom, 'readNamespacedService', (a) => !inNamespace(a));
     say(`Ready after ${untilReady.polls} polls`);
 
@@ -449,6 +453,9 @@ async function main(): Promise<void> {
     );
     const serviceMissing = await tape.outcome(() =>
       core.readNamespacedService({ name: 'web-missing', namespace }),
+    );
+    const endpointsMissing = await tape.outcome(() =>
+      core.readNamespacedEndpoints({ name: 'web-missing', namespace }),
     );
     const serviceAgain = await tape.outcome(() =>
       core.createNamespacedService({ namespace, body: manifests.services[1]! }),
@@ -617,6 +624,9 @@ async function main(): Promise<void> {
     await probe('dns-service', { kind: 'dns', name: 'web-linux' });
     await probe('dns-kubernetes', { kind: 'dns', name: 'kubernetes.default', port: 443 });
     await probe('dns-nxdomain', { kind: 'dns', name: 'web-nosuch' });
+    const fqdn = (service: string) => `${service}.${namespace}.svc.cluster.local`;
+    await probe('dns-tcp-service', { kind: 'dns-tcp', name: fqdn('web-linux') });
+    await probe('dns-tcp-nxdomain', { kind: 'dns-tcp', name: fqdn('web-nosuch') });
     await probe('tcp-ok', { kind: 'tcp', host: target.ip, port: 8080 });
     await probe('tcp-refused', { kind: 'tcp', host: target.ip, port: 9 });
     await probe('tcp-timeout', { kind: 'tcp', host: idle, port: 8080 }, 1000);
@@ -672,6 +682,8 @@ async function main(): Promise<void> {
         read: serviceReads.map(withoutManagedFields),
         kubernetes: withoutManagedFields(kubernetes!),
         readMissing: serviceMissing,
+        endpoints: endpoints.map(withoutManagedFields),
+        endpointsMissing,
         createAgain: serviceAgain,
         createInvalid: serviceInvalid,
       },
@@ -801,7 +813,7 @@ function readmeText(
     '',
     `- \`${recordingFile(version, 'cluster')}\`: /version, the node list, a cordoned node, the kube-system and kube-flannel pod lists`,
     `- \`${recordingFile(version, 'namespaces')}\`: create, create again (409), read a missing one (404), delete, delete again while Terminating (${recordings.namespaces.deleteAgain.error === undefined ? 'answered like the first: 200, phase Terminating' : errorCode(recordings.namespaces.deleteAgain)}), reads until gone (Terminating for ${goneAfter(recordings)} s, then 404), delete once gone (404); the run namespace's \`default\` service account, and a missing one (404)`,
-    `- \`${recordingFile(version, 'services')}\`: the suite's creates (its three Services, clusterIP and nodePort assigned, and one hairpin Service per node, win1's too), reads, default/kubernetes, a missing one (404), create again (409), an invalid nodePort (422)`,
+    `- \`${recordingFile(version, 'services')}\`: the suite's creates (its three Services, clusterIP and nodePort assigned, and one hairpin Service per node, win1's too), reads, default/kubernetes, a missing one (404), create again (409), an invalid nodePort (422); each Service's Endpoints once its pods were Ready, and a missing one (404)`,
     `- \`${recordingFile(version, 'pods')}\`: a create, every pod's status per poll from the creates until all were Ready, a missing pod (404), create again (409), an invalid pod (422), a create made before the namespace's service-account token existed (500), and one naming a service account that does not exist (403)`,
     `- \`${recordingFile(version, 'podFailures')}\`: an unschedulable pod, an image that cannot be pulled, a sandbox that cannot start: their statuses per poll and the Warning events`,
     `- \`${recordingFile(version, 'exec')}\`: exec frames per channel and what execInPod made of them: ${runs}`,

@@ -297,6 +297,73 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
     });
   });
 
+  describe('dns-tcp (a bash script on Linux, BIND dig +tcp on Windows)', () => {
+    const dnsTcp: ProbeRequest = { kind: 'dns-tcp', name: 'web-linux.ns1.svc.cluster.local' };
+    it('sends the query dns-wire.mjs builds as printf escapes, under timeout; dig on Windows', () => {
+      const linux = probeCommand('linux', dnsTcp, 2000);
+      expect(linux.slice(0, 4)).to.deep.equal(['timeout', '2.000', 'bash', '-c']);
+      expect(linux[4]).to.contain('exec 3<>"/dev/tcp/$ns/53"');
+      // Length 49, id 0x686c, RD, one question: 9 "web-linux" 3 "ns1" …, type A, class IN.
+      expect(linux[6]).to.match(/^\\x00\\x31\\x68\\x6c\\x01\\x00\\x00\\x01(\\x00){6}\\x09\\x77/);
+      expect(linux[6]).to.match(/\\x00\\x00\\x01\\x00\\x01$/);
+      expect(probeCommand('windows', dnsTcp, 2500)).to.deep.equal([
+        'dig.exe',
+        '+tcp',
+        '+tries=1',
+        '+time=3',
+        '+noall',
+        '+comments',
+        '+answer',
+        'web-linux.ns1.svc.cluster.local',
+      ]);
+    });
+
+    it("maps the script's failures: 124 timeout, a refused connect, no nameserver", () => {
+      const server = '--hybrid-lab-dns-tcp:10.96.0.10\n';
+      expect(replyFromExec(dnsTcp, ran(124, server))).to.deep.equal({
+        result: 'timeout',
+        error: 'no DNS answer over TCP in time',
+        peer: '10.96.0.10',
+      });
+      const refused =
+        'bash: connect: Connection refused\nbash: line 7: /dev/tcp/10.96.0.10/53: Connection refused';
+      expect(replyFromExec(dnsTcp, ran(6, server, refused))).to.include({
+        result: 'refused',
+        peer: '10.96.0.10',
+      });
+      expect(replyFromExec(dnsTcp, ran(5, '', 'no nameserver in /etc/resolv.conf'))).to.deep.equal({
+        result: 'error',
+        error: 'no nameserver in /etc/resolv.conf',
+      });
+      expect(replyFromExec(dnsTcp, ran(0, `${server} 68 6c 81`)).result).to.equal('error');
+    });
+
+    it("reads dig's status line and answer section (Windows)", () => {
+      const answered = [
+        ';; Got answer:',
+        ';; ->>HEADER<<- opcode: QUERY, status: NOERROR, id: 41863',
+        ';; flags: qr aa rd; QUERY: 1, ANSWER: 1, AUTHORITY: 0, ADDITIONAL: 0',
+        '',
+        ';; ANSWER SECTION:',
+        'web-linux.ns1.svc.cluster.local. 5 IN A 10.96.101.21',
+      ].join('\r\n');
+      expect(replyFromExec(dnsTcp, ran(0, answered), 'windows')).to.deep.equal({
+        result: 'ok',
+        addresses: ['10.96.101.21'],
+      });
+      const nx = ';; ->>HEADER<<- opcode: QUERY, status: NXDOMAIN, id: 2';
+      expect(replyFromExec(dnsTcp, ran(0, nx), 'windows').result).to.equal('nxdomain');
+      const silent = ';; connection timed out; no servers could be reached';
+      expect(replyFromExec(dnsTcp, ran(9, silent), 'windows')).to.deep.equal({
+        result: 'timeout',
+        error: silent,
+      });
+      const refused =
+        ';; Connection to 10.96.0.10#53(10.96.0.10) for web-linux.ns1.svc.cluster.local failed: connection refused.';
+      expect(replyFromExec(dnsTcp, ran(9, refused), 'windows').result).to.equal('refused');
+    });
+  });
+
   describe("udp (the source pod's own netexec /dial)", () => {
     // Bodies as agnhost 2.25's netexec (the Debian-built one in the artifact cache) answered them.
     const udp: ProbeRequest = { kind: 'udp', host: '10.244.2.7', port: 8081, message: 'clientip' };
@@ -427,6 +494,18 @@ describe('recorded probes (probeCommand run in a pod of a live v1.20.2 cluster, 
     expect((await replyOf('dns-nxdomain')).reply).to.deep.equal({
       result: 'nxdomain',
       error: 'Could not resolve host: web-nosuch',
+    });
+  });
+
+  it('dns-tcp: bash asked the nameserver of resolv.conf over TCP; the answer holds the ClusterIP, or NXDOMAIN', async () => {
+    const webLinux = recordedService('web-linux')!.spec!.clusterIP;
+    const { reply } = await replyOf('dns-tcp-service');
+    // The kubelet's resolv.conf names the kube-dns ClusterIP (10.96.0.10 on the recorded cluster).
+    expect(reply).to.deep.equal({ result: 'ok', addresses: [webLinux], peer: '10.96.0.10' });
+    expect((await replyOf('dns-tcp-nxdomain')).reply).to.deep.equal({
+      result: 'nxdomain',
+      error: 'NXDOMAIN over TCP',
+      peer: '10.96.0.10',
     });
   });
 

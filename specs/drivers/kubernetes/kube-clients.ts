@@ -21,6 +21,7 @@ export type CoreClient = Pick<
   | 'createNamespacedService'
   | 'readNamespacedService'
   | 'readNamespacedServiceAccount'
+  | 'readNamespacedEndpoints'
 >;
 export type VersionClient = Pick<VersionApi, 'getCode'>;
 

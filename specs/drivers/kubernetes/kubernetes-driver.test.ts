@@ -284,6 +284,33 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     await driver.cleanup();
   });
 
+  it('probes nothing before every Service lists its pods as ready endpoints; names what is lacking', async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    const driver = await KubernetesDriver.open(kubeconfig, facts, options);
+    core.endpointsLag = 5;
+    await driver.deploy('r12', podNames(driver.nodes));
+    expect(core.endpointsLag).to.equal(0);
+    const ns = 'hybrid-lab-r12';
+    const reads = core.calls.filter((c) => c.startsWith(`readNamespacedEndpoints ${ns}/`));
+    // One read per Service for each poll until none lacked a pod (the first 5 reads saw none).
+    expect(reads.length).to.be.above(core.services.length);
+    await driver.cleanup();
+    const stuck = await KubernetesDriver.open(kubeconfig, facts, {
+      ...options,
+      settings: { ...options.settings!, podsReadyTimeoutMs: 40 },
+    });
+    core.endpointsLag = Infinity;
+    const error = await stuck.deploy('r13', podNames(stuck.nodes)).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(InfrastructureError);
+    expect((error as Error).message).to.match(
+      /^the run's Services have not got their pods: timed out after 40 ms waiting for the endpoints of \d+ Services in hybrid-lab-r13/,
+    );
+    expect((error as Error).message).to.contain(
+      `netexec lacks ${core.podIp(core.pods.find((p) => p.metadata?.namespace === 'hybrid-lab-r13')!)}`,
+    );
+    await stuck.cleanup();
+  });
+
   it('says which account it waited for when the controller never makes it, and cleans up', async () => {
     const { kubeconfig, facts, core, options } = driverFixture();
     const driver = await KubernetesDriver.open(kubeconfig, facts, {

@@ -1,5 +1,5 @@
 /** Waits of the Kubernetes driver: each bounded, each naming what it waited for and what it last saw. */
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import { WaitTimeoutError } from '../../../lab/errors.ts';
 import { pollFor, pollUntil } from '../../../lab/wait/poll.ts';
 import { apiErrorText, isNotFound, type CoreClient } from './kube-clients.ts';
@@ -134,6 +134,56 @@ export async function forDefaultServiceAccount(
     },
     // It is a controller's first move, not a kubelet's: look again soon.
     { timeoutMs: options.timeoutMs, intervalMs: options.pollMs ?? 250 },
+  );
+}
+
+/** The pod IPs a Service's selector picks among `pods`. */
+function selectedIps(service: V1Service, pods: readonly V1Pod[]): string[] {
+  const selector = Object.entries(service.spec?.selector ?? {});
+  return pods
+    .filter((pod) => selector.every(([key, value]) => pod.metadata?.labels?.[key] === value))
+    .flatMap((pod) => (pod.status?.podIP === undefined ? [] : [pod.status.podIP]));
+}
+
+/**
+ * Waits until the Endpoints of every Service list, as ready addresses, every pod its selector
+ * picks among the Ready `pods`. The endpoints controller writes them after the pods turn Ready
+ * (on a control plane just restored from a snapshot, a while after): until then cluster DNS has
+ * no record of the pods and kube-proxy no rule to them, and a probe would blame the network.
+ * The timeout names each Service and the pod IPs it still lacked.
+ */
+export async function forEndpoints(
+  core: CoreClient,
+  namespace: string,
+  services: readonly V1Service[],
+  pods: readonly V1Pod[],
+  options: WaitOptions,
+): Promise<void> {
+  let lacking = new Map<string, string[]>();
+  await pollFor(
+    `the endpoints of ${services.length} Services in ${namespace}`,
+    async () => {
+      lacking = new Map();
+      for (const service of services) {
+        const name = service.metadata?.name ?? '';
+        let ready: string[] = [];
+        try {
+          const endpoints = await core.readNamespacedEndpoints({ name, namespace });
+          ready = (endpoints.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => a.ip));
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+        }
+        const missing = selectedIps(service, pods).filter((ip) => !ready.includes(ip));
+        if (missing.length > 0) lacking.set(name, missing);
+      }
+      return lacking.size === 0;
+    },
+    {
+      timeoutMs: options.timeoutMs,
+      intervalMs: options.pollMs ?? 250,
+      lastSeen: () =>
+        [...lacking].map(([name, ips]) => `${name} lacks ${ips.join(', ')}`).join('; '),
+    },
   );
 }
 

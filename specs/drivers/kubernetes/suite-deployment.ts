@@ -20,7 +20,12 @@ import {
   retryAfterSeconds,
   type CoreClient,
 } from './kube-clients.ts';
-import { forDefaultServiceAccount, forNamespaceGone, forPodsReady } from './pod-waits.ts';
+import {
+  forDefaultServiceAccount,
+  forEndpoints,
+  forNamespaceGone,
+  forPodsReady,
+} from './pod-waits.ts';
 import { WaitTimeoutError } from '../../../lab/errors.ts';
 import { podHostname, renderSuiteManifests, type PodToRender } from './suite-manifests.ts';
 
@@ -113,6 +118,7 @@ export class SuiteDeployment implements AsyncDisposable {
       ),
     );
     const ready = await this.#waitReady();
+    await this.#waitEndpoints([...manifests.services, ...manifests.hairpin], ready);
     const services = await Promise.all(
       this.settings.serviceOses.map((os) =>
         this.#api(`read service ${serviceName(os)}`, () =>
@@ -218,6 +224,22 @@ export class SuiteDeployment implements AsyncDisposable {
         }
         await sleep(after * 1000);
       }
+    }
+  }
+
+  async #waitEndpoints(services: readonly V1Service[], pods: readonly V1Pod[]): Promise<void> {
+    const { namespace } = this.settings;
+    try {
+      await forEndpoints(this.core, namespace, services, pods, {
+        timeoutMs: this.settings.podsReadyTimeoutMs,
+        ...(this.settings.pollMs === undefined ? {} : { pollMs: this.settings.pollMs }),
+      });
+    } catch (error) {
+      const text = error instanceof WaitTimeoutError ? error.message : apiErrorText(error);
+      throw new InfrastructureError(`the run's Services have not got their pods: ${text}`, {
+        cause: error,
+        hint: `kube-controller-manager writes Endpoints: kubectl -n ${namespace} get endpoints; kubectl -n kube-system get pods`,
+      });
     }
   }
 
