@@ -87,6 +87,7 @@ describe('report: matrix grid', function () {
       'nodeport-udp by node',
       'outbound-nat by node',
       'dns by node',
+      'dns-tcp by node',
     ]);
     const p2p = grids[0]!;
     expect(p2p.sources).to.have.members(['cp1', 'lin1', 'win1', 'win2']);

@@ -239,7 +239,9 @@ export class FakeCore implements CoreClient {
       RECORDED.services.endpoints.find((e) => e.args.name === name) ??
       RECORDED.services.endpoints[0]!;
     const endpoints = recordedResponse(V1Endpoints, template);
-    endpoints.metadata = { ...endpoints.metadata, name, namespace };
+    const metadata = (endpoints.metadata ??= recorded(V1ObjectMeta, {}));
+    metadata.name = name;
+    metadata.namespace = namespace;
     const selector = Object.entries(service.spec?.selector ?? {});
     const picked = this.pods.filter(
       (pod) =>
