@@ -21,6 +21,7 @@ import {
   type CoreClient,
 } from './kube-clients.ts';
 import {
+  type WaitOptions,
   forDefaultServiceAccount,
   forEndpoints,
   forNamespaceGone,
@@ -227,36 +228,38 @@ export class SuiteDeployment implements AsyncDisposable {
     }
   }
 
-  async #waitEndpoints(services: readonly V1Service[], pods: readonly V1Pod[]): Promise<void> {
-    const { namespace } = this.settings;
+  /** The deploy's waits: bounded by the pods-ready timeout, polled as the settings say. */
+  #waitOptions(): WaitOptions {
+    const { podsReadyTimeoutMs: timeoutMs, pollMs } = this.settings;
+    return pollMs === undefined ? { timeoutMs } : { timeoutMs, pollMs };
+  }
+
+  /** A controller's wait; its timeout or API error becomes an InfrastructureError saying `what`. */
+  async #waitFor(what: string, hint: string, wait: () => Promise<void>): Promise<void> {
     try {
-      await forEndpoints(this.core, namespace, services, pods, {
-        timeoutMs: this.settings.podsReadyTimeoutMs,
-        ...(this.settings.pollMs === undefined ? {} : { pollMs: this.settings.pollMs }),
-      });
+      await wait();
     } catch (error) {
       const text = error instanceof WaitTimeoutError ? error.message : apiErrorText(error);
-      throw new InfrastructureError(`the run's Services have not got their pods: ${text}`, {
-        cause: error,
-        hint: `kube-controller-manager writes Endpoints: kubectl -n ${namespace} get endpoints; kubectl -n kube-system get pods`,
-      });
+      throw new InfrastructureError(`${what}: ${text}`, { cause: error, hint });
     }
   }
 
-  async #waitServiceAccount(): Promise<void> {
+  #waitEndpoints(services: readonly V1Service[], pods: readonly V1Pod[]): Promise<void> {
     const { namespace } = this.settings;
-    try {
-      await forDefaultServiceAccount(this.core, namespace, {
-        timeoutMs: this.settings.podsReadyTimeoutMs,
-        ...(this.settings.pollMs === undefined ? {} : { pollMs: this.settings.pollMs }),
-      });
-    } catch (error) {
-      const text = error instanceof WaitTimeoutError ? error.message : apiErrorText(error);
-      throw new InfrastructureError(`no pod can be created in ${namespace} yet: ${text}`, {
-        cause: error,
-        hint: 'kube-controller-manager makes every namespace its default service account: kubectl -n kube-system get pods',
-      });
-    }
+    return this.#waitFor(
+      "the run's Services have not got their pods",
+      `kube-controller-manager writes Endpoints: kubectl -n ${namespace} get endpoints; kubectl -n kube-system get pods`,
+      () => forEndpoints(this.core, namespace, services, pods, this.#waitOptions()),
+    );
+  }
+
+  #waitServiceAccount(): Promise<void> {
+    const { namespace } = this.settings;
+    return this.#waitFor(
+      `no pod can be created in ${namespace} yet`,
+      'kube-controller-manager makes every namespace its default service account: kubectl -n kube-system get pods',
+      () => forDefaultServiceAccount(this.core, namespace, this.#waitOptions()),
+    );
   }
 
   async #waitReady(): Promise<V1Pod[]> {
@@ -266,10 +269,7 @@ export class SuiteDeployment implements AsyncDisposable {
         this.core,
         namespace,
         this.settings.pods.map((p) => p.name),
-        {
-          timeoutMs: this.settings.podsReadyTimeoutMs,
-          ...(this.settings.pollMs === undefined ? {} : { pollMs: this.settings.pollMs }),
-        },
+        this.#waitOptions(),
       );
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
