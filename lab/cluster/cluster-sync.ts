@@ -54,12 +54,17 @@ export function dnsPod(state: ClusterState): PodRecord | undefined {
 
 /**
  * The Services as `node`'s kube-proxy sees them: every endpoint, except workload pods on nodes its
- * stale view leaves out (system pods such as cluster DNS are always programmed).
+ * stale view leaves out (system pods such as cluster DNS are always programmed); Local traffic
+ * policy as Cluster where a fault says it ignores it.
  */
 function servicesSeenBy(node: string, state: ClusterState): ServiceEndpoints[] {
   const stale = state.staleProxy?.[node] ?? [];
+  const clusterOnly = state.ignoresLocalPolicy?.includes(node) === true;
   return state.services.map((service) => ({
-    service,
+    service:
+      clusterOnly && service.externalTrafficPolicy === 'Local'
+        ? { ...service, externalTrafficPolicy: 'Cluster' }
+        : service,
     endpoints:
       service.staticEndpoints ??
       endpointPods(service, state)

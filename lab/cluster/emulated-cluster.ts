@@ -278,6 +278,24 @@ export class EmulatedCluster {
     });
   }
 
+  /** Whether `node`'s kube-proxy programs externalTrafficPolicy Local as Cluster (fault injection). */
+  ignoresLocalPolicy(node: string): boolean {
+    objects.planNode(this.plan, node);
+    return this.store.read().ignoresLocalPolicy?.includes(node) === true;
+  }
+
+  /** Makes `node`'s kube-proxy ignore (or honour again) externalTrafficPolicy Local, and re-syncs. */
+  async setIgnoresLocalPolicy(node: string, ignored: boolean): Promise<void> {
+    objects.planNode(this.plan, node);
+    await this.store.update(async (state) => {
+      const others = (state.ignoresLocalPolicy ?? []).filter((n) => n !== node);
+      const nodes = ignored ? [...others, node] : others;
+      if (nodes.length > 0) state.ignoresLocalPolicy = nodes;
+      else delete state.ignoresLocalPolicy;
+      await syncDataplane(this.sync, state);
+    });
+  }
+
   /** Re-applies every node's rules and the zone, changed or not. */
   async resync(): Promise<void> {
     await this.store.update((state: ClusterState) => syncDataplane(this.sync, state, true));

@@ -16,6 +16,8 @@ export const ROW_KINDS = [
   'hairpin',
   'nodeport',
   'nodeport-udp',
+  'nodeport-local',
+  'nodeport-local-none',
   'outbound-nat',
   'dns',
   'dns-tcp',
@@ -44,7 +46,12 @@ export type RowKey =
     }
   /** A pod → a Service whose only endpoint is that pod: source and target are one pod of `from`. */
   | { kind: 'hairpin'; from: Os }
-  | { kind: 'nodeport' | 'nodeport-udp'; to: Os }
+  /**
+   * The outside world → a node of `to`'s port of the Service backed by pods of `to`: Cluster
+   * policy (`nodeport`, `nodeport-udp`), or externalTrafficPolicy Local via a node with a local
+   * endpoint (`nodeport-local`) or without one (`nodeport-local-none`).
+   */
+  | { kind: 'nodeport' | 'nodeport-udp' | 'nodeport-local' | 'nodeport-local-none'; to: Os }
   | { kind: 'outbound-nat'; from: Os }
   | { kind: 'dns'; from: Os; lookup: DnsLookup }
   /** A pod's own nameserver asked over TCP for a Service's fully qualified name. */
@@ -72,6 +79,8 @@ export function rowId(row: RowKey): string {
       return `${row.kind}/${row.from}-to-${row.to}`;
     case 'nodeport':
     case 'nodeport-udp':
+    case 'nodeport-local':
+    case 'nodeport-local-none':
       return `${row.kind}/external-to-${row.to}-node`;
     case 'hairpin':
     case 'outbound-nat':
@@ -99,6 +108,8 @@ export function cellId(cell: CellKey): string {
     }
     case 'nodeport':
     case 'nodeport-udp':
+    case 'nodeport-local':
+    case 'nodeport-local-none':
     case 'hairpin':
     case 'outbound-nat':
     case 'pod-to-service':
@@ -110,6 +121,7 @@ export function cellId(cell: CellKey): string {
 }
 
 type PodPairKind = 'pod-to-pod' | 'pod-to-pod-udp' | 'large-response';
+type NodePortKind = Extract<RowKey, { to: Os; from?: never }>['kind'];
 const OS = '(linux|windows)';
 const VIA = '(ip|dns|cluster-ip|node-ip)';
 const NODE = '([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)';
@@ -152,9 +164,11 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
     }),
   },
   {
-    pattern: new RegExp(`^(nodeport|nodeport-udp)/external-to-${OS}-node/${NODE}/${VIA}$`),
+    pattern: new RegExp(
+      `^(nodeport|nodeport-udp|nodeport-local|nodeport-local-none)/external-to-${OS}-node/${NODE}/${VIA}$`,
+    ),
     key: (m) => ({
-      kind: m[1] as 'nodeport' | 'nodeport-udp',
+      kind: m[1] as NodePortKind,
       to: m[2] as Os,
       ...nodePart('node', m[3]!),
       via: m[4] as Via,
@@ -205,4 +219,15 @@ export function targetOs(cell: CellKey): Os | 'external' | 'cluster-dns' {
   if ('to' in cell) return cell.to;
   if (cell.kind === 'hairpin') return cell.from;
   return cell.kind === 'outbound-nat' ? 'external' : 'cluster-dns';
+}
+
+/**
+ * The nodes of `os` that host an endpoint of the `os` Service with externalTrafficPolicy Local:
+ * every one but the last in `nodes`' order, so that a node of each OS with two or more has none;
+ * the only one when there is one. The suite places the endpoints by this, the fault catalogue
+ * predicts from it.
+ */
+export function localEndpointNodes(nodes: readonly { name: string; os: Os }[], os: Os): string[] {
+  const of = nodes.filter((n) => n.os === os).map((n) => n.name);
+  return of.length > 1 ? of.slice(0, -1) : of;
 }

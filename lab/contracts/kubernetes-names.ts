@@ -10,6 +10,12 @@ export const SLOT_LABEL = 'hybrid-lab/slot';
 /** Pod label whose value is the pod's hostname: a hairpin Service selects one pod by it. */
 export const POD_LABEL = 'hybrid-lab/pod';
 
+/**
+ * Pod label, `"true"` on the `b` pods that back the Services with externalTrafficPolicy Local
+ * (on the nodes `localEndpointNodes` names).
+ */
+export const LOCAL_BACKEND_LABEL = 'hybrid-lab/local-backend';
+
 /** The suite's per-run namespace, on emulated and real clusters alike. */
 export function runNamespace(runId: string): string {
   return `hybrid-lab-${runId}`;

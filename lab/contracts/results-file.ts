@@ -110,6 +110,11 @@ export const RunInfoSchema = z.object({
   cni: z.string(),
   /** The cluster DNS, e.g. `CoreDNS 1.7.0` or `hl-cluster-dns (a stand-in for CoreDNS)`. */
   clusterDns: z.string().optional(),
+  /**
+   * Whether Windows kube-proxy runs with direct server return (the spec's `windows.dsr`); absent
+   * where the lab does not say (an existing cluster). Profiles may expect by it.
+   */
+  windowsDsr: z.boolean().optional(),
   /** What else the lab says of itself, e.g. how Kubernetes was built, what the nodes are. */
   facts: z.record(z.string(), z.string()).optional(),
   /** OS image per node, e.g. { cp1: "Debian 12 (emulated)" }. */

@@ -197,6 +197,14 @@ export async function prepare(session: FaultSession, action: FaultAction): Promi
           api.setStaleProxyView(action.node, [...new Set([...ignored, action.endpointsOn])]),
       };
     }
+    case 'local-policy-ignored': {
+      const api = cluster(session);
+      const ignored = api.ignoresLocalPolicy(action.node);
+      return {
+        undo: [{ kind: 'local-policy', node: action.node, ignored }],
+        apply: () => api.setIgnoresLocalPolicy(action.node, true),
+      };
+    }
   }
 }
 
@@ -239,6 +247,9 @@ export async function runUndo(session: FaultSession, step: UndoStep): Promise<vo
       return;
     case 'stale-proxy':
       await cluster(session).setStaleProxyView(step.node, step.ignored);
+      return;
+    case 'local-policy':
+      await cluster(session).setIgnoresLocalPolicy(step.node, step.ignored);
       return;
   }
 }

@@ -104,7 +104,7 @@ describe('fault catalogue', () => {
 
   it("NodePort rules removed on one node break exactly that node's NodePort cells", () => {
     const d = derive(vxlan, 'nodeport-rules-removed', 'win2');
-    expect(d.must).to.deep.equal(['nodeport|nodeport-udp to only win2']);
+    expect(d.must).to.deep.equal(['nodeport|nodeport-udp|nodeport-local to only win2']);
     expect(d.outcomes).to.deep.equal(['refused']);
     expect(d.actions[0]).to.include({
       kind: 'nft',
@@ -169,6 +169,7 @@ describe('fault catalogue', () => {
     expect(d.must).to.deep.equal([
       'pod-to-service|pod-to-service-udp to any of win1,win2',
       'hairpin from win1,win2',
+      'nodeport-local to only win1,win2',
       'nodeport|nodeport-udp to windows to only win1',
       'nodeport|nodeport-udp to windows to only win2',
     ]);
@@ -187,6 +188,7 @@ describe('fault catalogue', () => {
     expect(d.must).to.deep.equal([
       'pod-to-service|pod-to-service-udp to any of win2',
       'hairpin from win2',
+      'nodeport-local to only win2',
       'nodeport|nodeport-udp to windows to only win1',
       'nodeport|nodeport-udp to windows to only win2',
     ]);

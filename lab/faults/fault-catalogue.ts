@@ -132,7 +132,8 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       ];
     },
     impact: (_plan, targets) => ({
-      mustFail: [{ kinds: NODEPORT_KINDS, toAll: [only(targets).name] }],
+      // Via a node without a local endpoint, externalTrafficPolicy Local answers nothing anyway.
+      mustFail: [{ kinds: [...NODEPORT_KINDS, 'nodeport-local'], toAll: [only(targets).name] }],
       mayFail: [],
       outcomes: ['refused'],
     }),
@@ -238,11 +239,13 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
           { kinds: SERVICE_KINDS, from: [node.name], toOs: node.os },
           // Its pods' own Services have their one endpoint there: none left, kube-proxy rejects.
           { kinds: ['hairpin'], from: [node.name] },
-          { kinds: NODEPORT_KINDS, toAll: [node.name] },
+          // Its Local Service's endpoint there is not local to it any more: dropped (or rejected
+          // when the Service has no other endpoint).
+          { kinds: [...NODEPORT_KINDS, 'nodeport-local'], toAll: [node.name] },
         ],
         mayFail: [],
         // With other endpoints left, they answer and this one never does; with none, kube-proxy rejects.
-        outcomes: ['missing-endpoint', 'refused'],
+        outcomes: ['missing-endpoint', 'refused', 'timeout'],
       };
     },
   },
@@ -262,6 +265,19 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       mustFail: [{ kinds: ['hairpin'], from: [only(targets).name] }],
       mayFail: [],
       outcomes: ['timeout'],
+    }),
+  },
+  {
+    id: 'local-traffic-policy-ignored',
+    summary:
+      "one node's kube-proxy programs externalTrafficPolicy Local as Cluster: via its node port the client is SNATed and any endpoint answers, also where the node has none",
+    scope: { kind: 'node', prefer: 'windows' },
+    requires: { cluster: true },
+    actions: (_plan, targets) => [{ kind: 'local-policy-ignored', node: only(targets).name }],
+    impact: (_plan, targets) => ({
+      mustFail: [{ kinds: ['nodeport-local', 'nodeport-local-none'], toAll: [only(targets).name] }],
+      mayFail: [],
+      outcomes: ['wrong-source-ip', 'wrong-answer'],
     }),
   },
   {

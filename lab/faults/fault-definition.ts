@@ -55,7 +55,9 @@ export type FaultAction =
   /** Kills the cluster DNS pod's server process. */
   | { kind: 'dns-stop' }
   /** The node's kube-proxy stops programming the workload endpoints on `endpointsOn`. */
-  | { kind: 'stale-proxy'; node: string; endpointsOn: string };
+  | { kind: 'stale-proxy'; node: string; endpointsOn: string }
+  /** The node's kube-proxy programs externalTrafficPolicy Local as Cluster. */
+  | { kind: 'local-policy-ignored'; node: string };
 
 /** The cells that fail while the fault is applied. */
 export interface FaultImpact {

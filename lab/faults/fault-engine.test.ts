@@ -28,6 +28,7 @@ function fakeSession(dir: string, runner = new RecordingRunner(), upAt = 'up-1')
   );
   const dns = { up: true };
   const stale = new Map<string, string[]>();
+  const localPolicyIgnored = new Set<string>();
   const session: FaultSession = {
     plan,
     shell: (node) => new NetnsNodeShell(node, `ns-${node}`, runner),
@@ -40,6 +41,12 @@ function fakeSession(dir: string, runner = new RecordingRunner(), upAt = 'up-1')
       staleProxyView: (node) => [...(stale.get(node) ?? [])],
       setStaleProxyView: (node, ignored) => {
         stale.set(node, [...ignored]);
+        return Promise.resolve();
+      },
+      ignoresLocalPolicy: (node) => localPolicyIgnored.has(node),
+      setIgnoresLocalPolicy: (node, ignored) => {
+        if (ignored) localPolicyIgnored.add(node);
+        else localPolicyIgnored.delete(node);
         return Promise.resolve();
       },
     },

@@ -145,6 +145,15 @@ function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise
     // win1's pod reaches itself through its own Service only when the node masquerades hairpin traffic.
     'hairpin-masquerade-missing': async () =>
       ok(await from('win1', http(w.hairpinWin1, 80, '/hostname'))),
+    // Via win1's Local node port its own pod answers and sees the outside client itself.
+    'local-traffic-policy-ignored': async () => {
+      const reply = await lab.cluster.probeOutside([
+        ...http(ip('win1'), w.localWindowsNodePort, '/clientip'),
+        '--timeout-ms',
+        String(PROBE_MS),
+      ]);
+      return ok(reply) && String(reply.body).startsWith(`${plan.network.gateway}:`);
+    },
     'pods-cut-from-other-os': async () =>
       ok(await from('win1', http(w.pods.lin1!, 8080, '/clientip'))),
     // win1 drops UDP to its pods; its TCP stays up (the self-test checks that cell by cell).

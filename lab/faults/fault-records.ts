@@ -15,7 +15,9 @@ export type UndoStep =
   /** Starts the cluster DNS pod's server again (when it is not running). */
   | { kind: 'dns-start' }
   /** Puts back the node's kube-proxy view: the nodes whose endpoints it left out before. */
-  | { kind: 'stale-proxy'; node: string; ignored: string[] };
+  | { kind: 'stale-proxy'; node: string; ignored: string[] }
+  /** Puts back whether the node's kube-proxy ignored externalTrafficPolicy Local before. */
+  | { kind: 'local-policy'; node: string; ignored: boolean };
 
 export interface AppliedFault {
   fault: string;

@@ -11,6 +11,9 @@ export interface FaultCluster {
   /** The nodes whose workload endpoints `node`'s kube-proxy leaves out of its rules. */
   staleProxyView(node: string): string[];
   setStaleProxyView(node: string, ignored: readonly string[]): Promise<void>;
+  /** Whether `node`'s kube-proxy programs externalTrafficPolicy Local as Cluster. */
+  ignoresLocalPolicy(node: string): boolean;
+  setIgnoresLocalPolicy(node: string, ignored: boolean): Promise<void>;
 }
 
 /** The cluster DNS pod's server process. */

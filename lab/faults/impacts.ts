@@ -86,7 +86,8 @@ export function cutOffImpact(
 /**
  * Service traffic to the endpoints on `nodes` is lost: every Service cell backed by one of them
  * and every NodePort of their OS fails (sweeps ask until every endpoint answered), and so does
- * hairpin traffic there (a pod's own Service has one endpoint, the pod). The cluster DNS
+ * hairpin traffic there (a pod's own Service has one endpoint, the pod) and Local traffic policy
+ * via them (only their own endpoint may answer). The cluster DNS
  * Service's one endpoint is a pod too: on one of `nodes`, every lookup fails.
  */
 export function endpointsLostImpact(plan: LabPlan, nodes: readonly string[]): FaultImpact {
@@ -94,6 +95,8 @@ export function endpointsLostImpact(plan: LabPlan, nodes: readonly string[]): Fa
     mustFail: [
       { kinds: SERVICE_KINDS, toAny: nodes },
       { kinds: ['hairpin'], from: nodes },
+      // A Local Service via a node sends only to the endpoint on that node.
+      { kinds: ['nodeport-local'], toAll: nodes },
       ...nodePortImpact(plan, (_from, to) => nodes.includes(to)),
       ...(nodes.includes(dnsNode(plan)) ? [{ via: 'dns' as const }] : []),
     ],

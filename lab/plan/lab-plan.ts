@@ -7,7 +7,7 @@ export type ClusterMode = 'emulated' | 'kubeadm' | 'existing';
 export type CniBackend = 'vxlan' | 'host-gw';
 
 /** Bumped whenever the plan's shape changes, so a stale plan.json is never misread. */
-export const PLAN_FORMAT = 1;
+export const PLAN_FORMAT = 2;
 
 export interface PlannedNode {
   /** DNS label, unique in the lab; also the Kubernetes node name. */
@@ -79,6 +79,15 @@ export interface LabPlan {
     port: number;
     /** Name of the network Windows kube-proxy must use (KUBE_NETWORK). */
     windowsNetworkName: string;
+  };
+  /** How Windows nodes' kube-proxy runs. */
+  windows: {
+    /**
+     * Direct server return (kube-proxy --enable-dsr, feature gate WinDSR): the node's load
+     * balancer keeps the client's address, so externalTrafficPolicy Local works as on Linux.
+     * Off, a Windows node SNATs it (a documented limitation).
+     */
+    dsr: boolean;
   };
   network: {
     /** The lab network every node has a NIC on. */

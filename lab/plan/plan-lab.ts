@@ -92,6 +92,7 @@ export function planLab(spec: LabSpec, source = 'spec'): LabPlan {
       port: 4789,
       windowsNetworkName: spec.cni.backend === 'vxlan' ? 'vxlan0' : 'cbr0',
     },
+    windows: { dsr: spec.windows.dsr },
     network: {
       cidr: formatCidr(labNet),
       gateway: nthAddress(labNet, 1),

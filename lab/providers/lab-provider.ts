@@ -33,6 +33,8 @@ export interface LabOutside {
   exec(argv: readonly string[], options?: RunOptions): Promise<RunResult>;
   /** The echo outbound-NAT probes reach: outside every cluster CIDR and exception list. */
   echo: { address: string; port: number };
+  /** The address probes from there reach the nodes from. */
+  address: string;
 }
 
 /** A lab that is up; its owner tears it down with down() (idempotent) or `await using`. */

@@ -72,6 +72,22 @@ describe('manifests rendered from the plan', () => {
     }
   });
 
+  it("Windows kube-proxy gets the spec's DSR switch (its start script adds --enable-dsr and WinDSR)", () => {
+    for (const dsr of [true, false]) {
+      const plan = { ...kubeadmPlan(), windows: { dsr } };
+      const manifest = renderManifests(plan, componentVersions(plan)).find(
+        (m) => m.file === '03-windows-kube-proxy-hostprocess.yaml',
+      )!;
+      const objects = docs(manifest.text);
+      const ds = objects.find((d) => d.kind === 'DaemonSet')!;
+      const env = ds.spec!.template.spec.containers[0]!.env!;
+      expect(env.find((e) => e.name === 'ENABLE_DSR')?.value).to.equal(String(dsr));
+      const script = JSON.stringify(objects.find((d) => d.kind === 'ConfigMap'));
+      expect(script).to.include("$env:ENABLE_DSR -eq 'true'");
+      expect(script).to.include("'--enable-dsr=true', '--feature-gates=WinDSR=true'");
+    }
+  });
+
   it('Linux flannel runs only on Linux nodes and finds the lab NIC by the node address', () => {
     const plan = kubeadmPlan();
     const ds = docs(renderManifests(plan, componentVersions(plan))[0]!.text).find(

@@ -90,6 +90,7 @@ export function renderManifests(plan: LabPlan, versions: ComponentVersions): Ren
     HOST_PROCESS_IMAGE: versions.hostProcessImage,
     KUBE_NETWORK: plan.cni.windowsNetworkName,
     CNI_BACKEND: plan.cni.backend,
+    WINDOWS_DSR: String(plan.windows.dsr),
     POD_CIDR: plan.kubernetes.podCIDR,
     API_SERVER: `${cp.ip}:${plan.kubernetes.apiServerPort}`,
     CLUSTER_DNS_IP: plan.kubernetes.clusterDNS,

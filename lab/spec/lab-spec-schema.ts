@@ -102,6 +102,16 @@ export const LabSpecSchema = z
         cidr: cidr.default('198.51.100.0/24').describe('The stand-in outside world (auto).'),
       })
       .prefault({}),
+    windows: z
+      .strictObject({
+        dsr: z
+          .boolean()
+          .default(false)
+          .describe(
+            "Direct server return in Windows kube-proxy (--enable-dsr with the WinDSR feature gate): needed for externalTrafficPolicy Local to keep the client's address.",
+          ),
+      })
+      .prefault({}),
     kubeconfig: z.string().optional().describe('existing provider: path to the kubeconfig.'),
     artifacts: ArtifactsSpecSchema.optional(),
     kubeadm: KubeadmSpecSchema.optional(),

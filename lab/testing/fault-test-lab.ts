@@ -34,7 +34,7 @@ export interface TestLab extends AsyncDisposable {
   down(): Promise<void>;
 }
 
-/** cp1, lin1, win1, win2 over flannel vxlan, named after the test process so parallel runs never collide. */
+/** cp1, lin1, win1, win2 over flannel vxlan (Windows DSR on), named after the test process so parallel runs never collide. */
 export async function startTestLab(tag: string): Promise<TestLab> {
   const name = testLabId(tag).replace(/^hl-/, '');
   const labHome = mkdtempSync(join(tmpdir(), 'hl-faultlab-'));
@@ -46,6 +46,8 @@ export async function startTestLab(tag: string): Promise<TestLab> {
       `name: ${name}`,
       'provider: netns',
       'cni: { plugin: flannel, backend: vxlan }',
+      // As the default lab: Windows kube-proxy with DSR, so Local traffic policy keeps the client.
+      'windows: { dsr: true }',
       'nodes:',
       '  - { name: cp1, os: linux, role: control-plane }',
       '  - { name: lin1, os: linux, role: worker }',
@@ -91,9 +93,11 @@ export interface TestWorkloads {
   services: Record<'linux' | 'windows', { clusterIP: string; nodePort: number }>;
   /** ClusterIP of `hairpin-win1`, whose only endpoint is w-win1. */
   hairpinWin1: string;
+  /** Node port of `local-windows`: externalTrafficPolicy Local over the Windows pods. */
+  localWindowsNodePort: number;
 }
 
-/** One netexec pod per node, a NodePort Service per OS and win1's hairpin Service, as the suite deploys them. */
+/** One netexec pod per node, a NodePort Service per OS, win1's hairpin Service and a Local Windows one, as the suite deploys them. */
 export async function deployWorkloads(lab: TestLab): Promise<TestWorkloads> {
   const { cluster, namespace } = lab;
   const pods: Record<string, string> = {};
@@ -125,9 +129,18 @@ export async function deployWorkloads(lab: TestLab): Promise<TestWorkloads> {
     selector: { app: 'w', pod: 'w-win1' },
     ports: [port],
   });
+  const local = await cluster.createService({
+    name: 'local-windows',
+    namespace,
+    type: 'NodePort',
+    selector: { app: 'w', os: 'windows' },
+    ports: [port],
+    externalTrafficPolicy: 'Local',
+  });
   return {
     pods,
     services: { linux: await service('linux'), windows: await service('windows') },
     hairpinWin1: hairpin.clusterIP ?? '',
+    localWindowsNodePort: local.nodePorts.http ?? 0,
   };
 }

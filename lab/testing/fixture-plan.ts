@@ -70,6 +70,7 @@ export function fixturePlan(options: FixtureOptions = {}): LabPlan {
       port: 4789,
       windowsNetworkName: backend === 'vxlan' ? 'vxlan0' : 'cbr0',
     },
+    windows: { dsr: true },
     network: { cidr: '192.168.200.0/24', gateway: '192.168.200.1', mode: 'private' },
     external: { cidr: '198.51.100.0/24', address: '198.51.100.1', managed: true },
     hypervisors: [{ name: 'local', uri: 'netns', remote: false, nodes: nodes.map((n) => n.name) }],

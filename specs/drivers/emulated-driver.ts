@@ -1,6 +1,7 @@
 /** The suite's driver for emulated labs: pods are network namespaces, probes run probe.mjs in them. */
 import type { EmulatedCluster } from '../../lab/cluster/emulated-cluster.ts';
 import {
+  LOCAL_BACKEND_LABEL,
   POD_LABEL,
   RUN_LABEL,
   SLOT_LABEL,
@@ -13,8 +14,10 @@ import {
   NETEXEC_HTTP_PORT,
   NETEXEC_UDP_PORT,
   SERVICE_SLOT,
+  backsLocalService,
   dnsLabel,
   hairpinServiceName,
+  localServiceName,
   serviceName,
   slotOf,
   sourcePod,
@@ -86,6 +89,7 @@ export class EmulatedDriver implements LabDriver {
           [RUN_LABEL]: runId,
           [SLOT_LABEL]: slotOf(name),
           [POD_LABEL]: dnsLabel(name),
+          ...(backsLocalService(this.nodes, node, name) ? { [LOCAL_BACKEND_LABEL]: 'true' } : {}),
         };
         const ip = await this.cluster.createPod({
           name,
@@ -141,6 +145,14 @@ export class EmulatedDriver implements LabDriver {
         selector: { app: 'netexec', [POD_LABEL]: dnsLabel(sourcePod(node)) },
         ports: [port],
       })),
+      ...oses.map((os) => ({
+        name: localServiceName(os),
+        namespace,
+        type: 'NodePort' as const,
+        selector: { app: 'netexec', os, [LOCAL_BACKEND_LABEL]: 'true' },
+        ports: [port],
+        externalTrafficPolicy: 'Local' as const,
+      })),
     ]);
     const fqdn = (name: string) => `${name}.${namespace}.svc.${domain}`;
     const services = oses.map((os, i) => {
@@ -162,12 +174,20 @@ export class EmulatedDriver implements LabDriver {
       const clusterIP = created[oses.length + i]!.clusterIP ?? '';
       return { name, pod: sourcePod(node), clusterIP, port: SERVICE_PORT, fqdn: fqdn(name) };
     });
+    const local = oses.map((os, i) => ({
+      name: localServiceName(os),
+      os,
+      nodePort: created[oses.length + nodes.length + i]!.nodePorts.http ?? 0,
+    }));
     const { externalEcho } = await this.cluster.list();
     this.#workloads = {
       namespace,
       pods,
       services,
       hairpin,
+      local,
+      // The outside namespace (or the hypervisor host) reaches the nodes from the lab gateway.
+      outsideAddress: this.plan.network.gateway,
       external: { address: externalEcho.address, port: externalEcho.httpPort },
       apiServiceIP: this.plan.kubernetes.apiServiceIP,
       dnsDomain: domain,

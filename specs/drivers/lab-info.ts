@@ -13,6 +13,7 @@ export function planInfo(plan: LabPlan): LabInfo {
     emulated: plan.emulated,
     kubernetesVersion: `${plan.kubernetes.version}${emulated}`,
     cni: `${plan.cni.plugin}/${plan.cni.backend}${emulated}`,
+    ...(plan.nodes.some((n) => n.os === 'windows') ? { windowsDsr: plan.windows.dsr } : {}),
     osBuilds: {},
   };
 }

@@ -56,6 +56,9 @@ export async function openDriver(
       lab: plan.name,
       provider: plan.provider,
       cni: `${plan.cni.plugin}/${plan.cni.backend}`,
+      ...(plan.provider !== 'existing' && plan.nodes.some((n) => n.os === 'windows')
+        ? { windowsDsr: plan.windows.dsr }
+        : {}),
     },
     {
       // The suite's API calls, execs and host commands go to the lab's harness log like every step.

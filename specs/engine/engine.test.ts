@@ -100,6 +100,42 @@ describe('judge', () => {
     );
   });
 
+  it('a sweep with `only` fails when any other endpoint answered (Local traffic policy)', () => {
+    const check = {
+      kind: 'every-endpoint' as const,
+      expect: ['web-a'],
+      source: '192.168.200.1',
+      only: true,
+    };
+    const a = { endpoint: 'web-a', client: '192.168.200.1' };
+    expect(judgeReply({ result: 'ok', answers: [a, a, a] }, check).outcome).to.equal(Outcome.Ok);
+    expect(
+      judgeReply(
+        { result: 'ok', answers: [a, { endpoint: 'web-b', client: '192.168.200.1' }] },
+        check,
+      ),
+    ).to.deep.equal({
+      outcome: Outcome.WrongAnswer,
+      detail: 'answered by web-b in 1 of 2 requests; only web-a may answer',
+    });
+  });
+
+  it('a not-forwarded check passes on a drop or a refusal, and fails on any answer', () => {
+    const check = { kind: 'not-forwarded' as const };
+    expect(judgeReply({ result: 'timeout', error: 'no answer' }, check)).to.deep.equal({
+      outcome: Outcome.Ok,
+      detail: 'not forwarded (timeout), as documented',
+    });
+    expect(judgeReply({ result: 'refused' }, check).outcome).to.equal(Outcome.Ok);
+    expect(judgeReply({ result: 'ok', body: 'netexec-lin1-b' }, check)).to.deep.equal({
+      outcome: Outcome.WrongAnswer,
+      detail: 'forwarded: answered by netexec-lin1-b; nothing may answer here',
+    });
+    expect(judgeReply({ result: 'error', error: 'exec failed' }, check).outcome).to.equal(
+      Outcome.Error,
+    );
+  });
+
   it('turns outcomes into verdicts', () => {
     expect(verdictOf(Outcome.Ok, Outcome.Ok)).to.equal('pass');
     expect(verdictOf(Outcome.Ok, Outcome.Timeout)).to.equal('fail');
@@ -114,6 +150,26 @@ describe('profiles', () => {
     expect(expectationFor(loadProfile('strict'), 'outbound-nat/windows/win1/ip')).to.deep.equal({
       expected: Outcome.Ok,
     });
+  });
+
+  it('strict expects Local traffic policy via Windows nodes to lose the client address without DSR only', () => {
+    const strict = loadProfile('strict');
+    const cell = 'nodeport-local/external-to-windows-node/win1/node-ip';
+    const off = expectationFor(strict, cell, { windowsDsr: false });
+    expect(off.expected).to.equal(Outcome.WrongSourceIp);
+    expect(off.reason)
+      .to.contain('non-DSR')
+      .and.contain(
+        'https://kubernetes.io/docs/concepts/services-networking/windows-networking/#limitations',
+      );
+    expect(expectationFor(strict, cell, { windowsDsr: true }).expected).to.equal(Outcome.Ok);
+    // A lab that does not say (an existing cluster) is held to what works with DSR.
+    expect(expectationFor(strict, cell).expected).to.equal(Outcome.Ok);
+    expect(
+      expectationFor(strict, 'nodeport-local/external-to-linux-node/lin1/node-ip', {
+        windowsDsr: false,
+      }).expected,
+    ).to.equal(Outcome.Ok);
   });
 
   it('known-limitations expects Windows outbound NAT and short names to fail, with a link', () => {
@@ -178,6 +234,8 @@ const W: Workloads = {
   pods: [{ name: 'p', node: 'n', os: 'linux', ip: '10.0.0.1', fqdn: 'p' }],
   services: [],
   hairpin: [],
+  local: [],
+  outsideAddress: '192.168.200.1',
   external: { address: '198.51.100.1', port: 1 },
   apiServiceIP: '10.96.0.1',
   dnsDomain: 'cluster.local',

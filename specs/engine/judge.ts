@@ -14,6 +14,7 @@ const FAILURES: Record<Exclude<ProbeReply['result'], 'ok'>, Outcome> = {
 
 /** The outcome of one probe and the evidence for it. */
 export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome; detail: string } {
+  if (check.kind === 'not-forwarded') return judgeNotForwarded(reply);
   if (reply.result !== 'ok') {
     const why = reply.error ?? (reply.status === undefined ? '' : `HTTP ${reply.status}`);
     const answered = check.kind === 'every-endpoint' ? `; ${sweepText(reply, check.expect)}` : '';
@@ -66,6 +67,22 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
   }
 }
 
+/** Ok when nothing answered: the request was dropped (timeout) or refused. */
+function judgeNotForwarded(reply: ProbeReply): { outcome: Outcome; detail: string } {
+  if (reply.result === 'timeout' || reply.result === 'refused') {
+    return { outcome: Outcome.Ok, detail: `not forwarded (${reply.result}), as documented` };
+  }
+  if (reply.result === 'ok' || reply.result === 'http-error') {
+    const body = (reply.body ?? '').trim().slice(0, 60);
+    return {
+      outcome: Outcome.WrongAnswer,
+      detail: `forwarded: ${body === '' ? 'an answer came back' : `answered by ${body}`}; nothing may answer here`,
+    };
+  }
+  const why = reply.error === undefined ? '' : `: ${reply.error}`;
+  return { outcome: FAILURES[reply.result], detail: `${reply.result}${why}` };
+}
+
 /** Which endpoints never answered a sweep, and which did in how many requests. */
 function sweepText(reply: ProbeReply, expect: readonly string[]): string {
   const answers = reply.answers ?? [];
@@ -87,6 +104,16 @@ function judgeEndpoints(
     return {
       outcome: Outcome.WrongSourceIp,
       detail: `${seen.join(', ')}, expected ${check.source}`,
+    };
+  }
+  const strangers = answers.filter(
+    (a) => check.only === true && !check.expect.includes(a.endpoint),
+  );
+  if (strangers.length > 0) {
+    const names = [...new Set(strangers.map((a) => a.endpoint))].sort();
+    return {
+      outcome: Outcome.WrongAnswer,
+      detail: `answered by ${names.join(', ')} in ${strangers.length} of ${answers.length} requests; only ${check.expect.join(', ')} may answer`,
     };
   }
   const missing = check.expect.filter((name) => !answers.some((a) => a.endpoint === name));

@@ -59,7 +59,10 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
     driver === undefined || run === undefined
       ? []
       : expandCells(options.rows ?? MATRIX, driver.nodes)
-          .map((plan) => ({ plan, expectation: expectationFor(run.profile, plan.meta.cell) }))
+          .map((plan) => ({
+            plan,
+            expectation: expectationFor(run.profile, plan.meta.cell, driver.info),
+          }))
           .filter((c) => run.selection.matches(`${suiteTitle} ${c.plan.meta.title}`));
   recorder.plan(
     cells.map(({ plan, expectation }) => ({

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { globToRegExp } from '../../lab/text/glob.ts';
-import { Outcome } from '../../lab/contracts/results-file.ts';
+import { Outcome, type RunInfo } from '../../lab/contracts/results-file.ts';
 
 const PROFILES_DIR = fileURLToPath(new URL('../profiles/', import.meta.url));
 
@@ -20,6 +20,8 @@ const ProfileSchema = z.strictObject({
       expect: z.enum(Object.values(Outcome) as [Outcome, ...Outcome[]]),
       reason: z.string(),
       link: z.url().optional(),
+      /** Only on labs that say this of themselves (RunInfo); a lab that does not say is not matched. */
+      when: z.strictObject({ windowsDsr: z.boolean() }).optional(),
     }),
   ),
 });
@@ -44,9 +46,16 @@ export function loadProfile(name: string): Profile {
   return result.data;
 }
 
+/** What a profile's `when` looks at: what the lab says of itself. */
+export type LabTraits = Pick<RunInfo, 'windowsDsr'>;
+
 /** The first matching expectation wins; cells nobody mentions must be Ok. */
-export function expectationFor(profile: Profile, cellId: string): Expectation {
-  const rule = profile.expectations.find((e) => globToRegExp(e.cells).test(cellId));
+export function expectationFor(profile: Profile, cellId: string, lab: LabTraits = {}): Expectation {
+  const applies = (when: { windowsDsr: boolean } | undefined): boolean =>
+    when === undefined || when.windowsDsr === lab.windowsDsr;
+  const rule = profile.expectations.find(
+    (e) => applies(e.when) && globToRegExp(e.cells).test(cellId),
+  );
   if (rule === undefined) return { expected: Outcome.Ok };
   return {
     expected: rule.expect,

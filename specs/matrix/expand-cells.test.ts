@@ -51,6 +51,10 @@ describe('matrix expansion', () => {
       'nodeport/external-to-linux-node',
       'nodeport-udp/external-to-windows-node',
       'nodeport-udp/external-to-linux-node',
+      'nodeport-local/external-to-windows-node',
+      'nodeport-local/external-to-linux-node',
+      'nodeport-local-none/external-to-windows-node',
+      'nodeport-local-none/external-to-linux-node',
       'outbound-nat/linux',
       'outbound-nat/windows',
       'dns/short-name/linux',
@@ -66,8 +70,8 @@ describe('matrix expansion', () => {
     expect(new Set(cells.map((c) => c.meta.cell)).size).to.equal(cells.length);
   });
 
-  it('hosts every cell on the default lab (205 cells, none skipped)', () => {
-    expect(cells).to.have.length(205);
+  it('hosts every cell on the default lab (210 cells, none skipped)', () => {
+    expect(cells).to.have.length(210);
     expect(cells.filter((c) => c.skip !== undefined)).to.deep.equal([]);
   });
 
@@ -100,6 +104,12 @@ describe('matrix expansion', () => {
     expect(titles).to.include('nodeport external-to-windows-node win2 via node-ip');
     expect(titles).to.include('dns search-list from windows win2 via dns');
     expect(titles).to.include('dns over tcp from linux lin2 via dns');
+    expect(titles).to.include(
+      'nodeport-local external-to-windows-node win1 with a local endpoint via node-ip',
+    );
+    expect(titles).to.include(
+      'nodeport-local-none external-to-linux-node lin2 without a local endpoint via node-ip',
+    );
     // --grep win2: exactly the cells whose probe starts or ends on win2 (Services: a backend there).
     const touching = cells.filter(
       (c) => c.meta.source.node === 'win2' || c.meta.target.node.split(',').includes('win2'),
@@ -107,7 +117,8 @@ describe('matrix expansion', () => {
     expect(cells.filter((c) => c.meta.title.includes('win2'))).to.deep.equal(touching);
     // Today's greps still select their rows.
     const count = (word: string) => titles.filter((t) => t.includes(word)).length;
-    expect(count('nodeport')).to.equal(10);
+    expect(count('nodeport')).to.equal(15);
+    expect(count('local')).to.equal(5);
     expect(count('outbound-nat')).to.equal(5);
     expect(count('cross-node')).to.equal(100);
     expect(count('udp')).to.equal(75);
@@ -128,8 +139,10 @@ describe('matrix expansion', () => {
       'pod-to-pod-udp/windows-to-windows/cross-node/none/none/ip',
       'pod-to-pod-udp/windows-to-windows/cross-node/none/none/dns',
       'large-response/windows-to-windows/cross-node/none/none/ip',
+      'nodeport-local-none/external-to-windows-node/none/node-ip',
     ]);
     expect(skipped[0]!.skip).to.equal('needs two windows nodes; the lab has 1 windows node');
+    expect(skipped.at(-1)!.skip).to.equal('needs two windows nodes; the lab has 1 windows node');
   });
 
   it('keeps Windows rows as skipped cells on a Linux-only lab instead of dropping them', () => {
@@ -240,5 +253,44 @@ describe('matrix expansion', () => {
     const win2 = HYBRID.find((n) => n.name === 'win2')!;
     expect(npUdp.probe!(w).request).to.have.property('base', `udp://${win2.ip}:30181`);
     expect(npUdp.probe!(w).check).to.deep.equal(nodePort.check);
+  });
+
+  it("asks Local traffic policy cells for the node's own endpoint with the client address, or for nothing", () => {
+    const w = workloads(HYBRID);
+    const ids = (row: string) =>
+      cells.filter((c) => c.meta.row === row).map((c) => c.meta.target.node);
+    // Every node of the OS but the last hosts an endpoint of its OS's Local Service.
+    expect(ids('nodeport-local/external-to-linux-node')).to.deep.equal(['cp1', 'lin1']);
+    expect(ids('nodeport-local/external-to-windows-node')).to.deep.equal(['win1']);
+    expect(ids('nodeport-local-none/external-to-linux-node')).to.deep.equal(['lin2']);
+    expect(ids('nodeport-local-none/external-to-windows-node')).to.deep.equal(['win2']);
+    const local = cells.find(
+      (c) => c.meta.cell === 'nodeport-local/external-to-linux-node/lin1/node-ip',
+    )!;
+    expect(local.meta.target).to.include({ node: 'lin1', name: 'local-linux' });
+    expect(local.probe!(w)).to.deep.equal({
+      from: 'outside',
+      request: {
+        kind: 'endpoints',
+        base: 'http://192.168.200.11:30280',
+        // Asked until every backend answered: all 20 requests are made where only one may.
+        expect: ['netexec-cp1-b', 'netexec-lin1-b'],
+        maxRequests: 20,
+      },
+      check: {
+        kind: 'every-endpoint',
+        expect: ['netexec-lin1-b'],
+        source: '192.168.200.1',
+        only: true,
+      },
+    });
+    const none = cells.find(
+      (c) => c.meta.cell === 'nodeport-local-none/external-to-windows-node/win2/node-ip',
+    )!;
+    expect(none.probe!(w)).to.deep.equal({
+      from: 'outside',
+      request: { kind: 'http', url: 'http://192.168.200.14:30281/hostname' },
+      check: { kind: 'not-forwarded' },
+    });
   });
 });

@@ -1,5 +1,12 @@
 /** Expands matrix rows into cells over a lab's real nodes; a cell the lab cannot host is skipped with its reason. */
-import { cellId, rowId, type CellKey, type Os, type Placement } from '../../lab/contracts/cells.ts';
+import {
+  cellId,
+  localEndpointNodes,
+  rowId,
+  type CellKey,
+  type Os,
+  type Placement,
+} from '../../lab/contracts/cells.ts';
 import type { Endpoint } from '../../lab/contracts/results-file.ts';
 import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
 import type { DeployedPod, DeployedService, SuiteNode, Workloads } from '../model/lab-driver.ts';
@@ -8,7 +15,9 @@ import {
   NETEXEC_HTTP_PORT,
   NETEXEC_UDP_PORT,
   SERVICE_SLOT,
+  backendPod,
   hairpinServiceName,
+  localServiceName,
   serviceName,
   slotOf,
   sourcePod,
@@ -338,6 +347,86 @@ function nodePort(
   }));
 }
 
+/**
+ * externalTrafficPolicy Local from outside, via every node of `row.to` to its OS's Local Service:
+ * `nodeport-local` via the nodes with a local endpoint (only that pod may answer, and it must see
+ * the outside client's own address), `nodeport-local-none` via the others (nothing may answer:
+ * kube-proxy does not forward it).
+ */
+function nodePortLocal(
+  row: Extract<MatrixRow, { kind: 'nodeport-local' | 'nodeport-local-none' }>,
+  nodes: readonly SuiteNode[],
+): CellPlan[] {
+  const withEndpoint = localEndpointNodes(nodes, row.to);
+  const wanted = row.kind === 'nodeport-local';
+  const targets = nodes.filter((n) => n.os === row.to && withEndpoint.includes(n.name) === wanted);
+  const title = (node: string) =>
+    `${row.kind} external-to-${row.to}-node ${node}${wanted ? ' with a local endpoint' : ' without a local endpoint'} via node-ip`;
+  const key = (node?: string): CellKey => ({
+    kind: row.kind,
+    to: row.to,
+    via: 'node-ip',
+    ...(node === undefined ? {} : { node }),
+  });
+  const target = (node: string): Endpoint => ({
+    os: row.to,
+    node,
+    name: localServiceName(row.to),
+    label: `${row.to} node`,
+  });
+  if (targets.length === 0) {
+    const need = wanted ? `a ${row.to} node` : `two ${row.to} nodes`;
+    return [
+      {
+        meta: {
+          ...ids(key()),
+          title: title('-'),
+          source: OUTSIDE,
+          target: target('-'),
+          placement: '',
+        },
+        skip: lacking(nodes, row.to, need),
+      },
+    ];
+  }
+  return targets.map((node) => ({
+    meta: {
+      ...ids(key(node.name)),
+      title: title(node.name),
+      source: OUTSIDE,
+      target: target(node.name),
+      placement: '',
+    },
+    probe: (w): ProbeSpec => {
+      const svc = w.local.find((s) => s.os === row.to);
+      if (svc === undefined)
+        throw new Error(`service ${localServiceName(row.to)} was not deployed`);
+      const base = `http://${node.ip}:${svc.nodePort}`;
+      if (!wanted) {
+        return {
+          from: 'outside',
+          request: { kind: 'http', url: `${base}/hostname` },
+          check: { kind: 'not-forwarded' },
+        };
+      }
+      const own = backendPod(node.name);
+      // Sweep until every backend anywhere answered: a correct node never lets a remote one
+      // answer, so all requests are made and each must land on the node's own pod.
+      const backends = withEndpoint.map(backendPod);
+      return {
+        from: 'outside',
+        request: {
+          kind: 'endpoints',
+          base,
+          expect: backends,
+          maxRequests: REQUESTS_PER_ENDPOINT,
+        },
+        check: { kind: 'every-endpoint', expect: [own], source: w.outsideAddress, only: true },
+      };
+    },
+  }));
+}
+
 function outboundNat(
   row: Extract<MatrixRow, { kind: 'outbound-nat' }>,
   nodes: readonly SuiteNode[],
@@ -455,6 +544,9 @@ export function expandCells(rows: readonly MatrixRow[], nodes: readonly SuiteNod
       case 'nodeport':
       case 'nodeport-udp':
         return nodePort(row, nodes);
+      case 'nodeport-local':
+      case 'nodeport-local-none':
+        return nodePortLocal(row, nodes);
       case 'outbound-nat':
         return outboundNat(row, nodes);
       case 'dns':

@@ -53,6 +53,15 @@ export type MatrixRow =
       to: Os;
     }
   | {
+      /**
+       * The outside world → the `to` Service with externalTrafficPolicy Local via every node of
+       * `to`: via a node with a local endpoint (`nodeport-local`) only that pod answers and sees
+       * the client's own address; via one without (`nodeport-local-none`) nothing answers.
+       */
+      kind: 'nodeport-local' | 'nodeport-local-none';
+      to: Os;
+    }
+  | {
       /** Pod on every node of `from` → the external echo; it must see the node IP. */
       kind: 'outbound-nat';
       from: Os;
@@ -140,6 +149,10 @@ export const MATRIX: readonly MatrixRow[] = [
   { kind: 'nodeport', to: 'linux' },
   { kind: 'nodeport-udp', to: 'windows' },
   { kind: 'nodeport-udp', to: 'linux' },
+  { kind: 'nodeport-local', to: 'windows' },
+  { kind: 'nodeport-local', to: 'linux' },
+  { kind: 'nodeport-local-none', to: 'windows' },
+  { kind: 'nodeport-local-none', to: 'linux' },
   { kind: 'outbound-nat', from: 'linux' },
   { kind: 'outbound-nat', from: 'windows' },
   { kind: 'dns', from: 'linux', lookup: 'short-name' },

@@ -14,9 +14,12 @@ export type Check =
   | { kind: 'responds' }
   /**
    * Every endpoint (pod hostname) in `expect` answered an `endpoints` sweep, every request of it
-   * succeeded, and with `source` every endpoint saw that client address.
+   * succeeded, and with `source` every endpoint saw that client address; with `only`, no other
+   * endpoint answered.
    */
-  | { kind: 'every-endpoint'; expect: string[]; source?: string };
+  | { kind: 'every-endpoint'; expect: string[]; source?: string; only?: boolean }
+  /** Nothing may answer: the path must end in a drop (timeout) or a refusal, as documented. */
+  | { kind: 'not-forwarded' };
 
 export interface ProbeSpec {
   /** A pod name, or `outside` for the world outside the cluster. */

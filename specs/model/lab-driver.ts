@@ -47,12 +47,29 @@ export interface HairpinService {
   fqdn: string;
 }
 
+/**
+ * A NodePort Service with externalTrafficPolicy Local, backed by the `b` pods of `os` on the
+ * nodes localEndpointNodes names.
+ */
+export interface LocalService {
+  name: string;
+  os: Os;
+  nodePort: number;
+}
+
 export interface Workloads {
   namespace: string;
   pods: DeployedPod[];
   services: DeployedService[];
   /** One per node: the Service of that node's source pod alone. */
   hairpin: HairpinService[];
+  /** One per OS with nodes: its externalTrafficPolicy Local Service. */
+  local: LocalService[];
+  /**
+   * The address probes from outside the cluster leave from: what a backend sees of them when
+   * nothing on the way SNATs.
+   */
+  outsideAddress: string;
   /** The external echo: answers /clientip with the address it saw. */
   external: { address: string; port: number };
   apiServiceIP: string;

@@ -1,5 +1,5 @@
 /** The workloads every driver deploys and the names cells and drivers agree on. */
-import type { Os } from '../../lab/contracts/cells.ts';
+import { localEndpointNodes, type Os } from '../../lab/contracts/cells.ts';
 import type { SuiteNode } from './lab-driver.ts';
 
 export const NETEXEC_HTTP_PORT = 8080;
@@ -34,6 +34,11 @@ export function sourcePod(node: string): string {
   return podName(node, 'a');
 }
 
+/** `node`'s pod that Services select (the `b` slot). */
+export function backendPod(node: string): string {
+  return podName(node, SERVICE_SLOT);
+}
+
 /** `text` as one DNS label: node names may carry dots, names built on them may be long. */
 export function dnsLabel(text: string): string {
   return text.replace(/\./g, '-').slice(0, 63).replace(/-+$/, '');
@@ -47,4 +52,23 @@ export function hairpinServiceName(node: string): string {
 /** The Service backed by the pods of one OS. */
 export function serviceName(os: Os): string {
   return `web-${os}`;
+}
+
+/** The NodePort Service with externalTrafficPolicy Local backed by `os` pods on some of its nodes. */
+export function localServiceName(os: Os): string {
+  return `local-${os}`;
+}
+
+/** Whether pod `name` on `node` backs its OS's Local Service (a `b` pod on a node localEndpointNodes names). */
+export function backsLocalService(
+  nodes: readonly SuiteNode[],
+  node: string,
+  name: string,
+): boolean {
+  const os = nodes.find((n) => n.name === node)?.os;
+  return (
+    os !== undefined &&
+    slotOf(name) === SERVICE_SLOT &&
+    localEndpointNodes(nodes, os).includes(node)
+  );
 }

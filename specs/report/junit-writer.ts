@@ -39,6 +39,9 @@ function addProperties(suite: TestSuite, report: Report): void {
     ['kubernetes-version', run.kubernetesVersion],
     ['cni', run.cni],
     ...(run.clusterDns === undefined ? [] : [['cluster-dns', run.clusterDns] as [string, string]]),
+    ...(run.windowsDsr === undefined
+      ? []
+      : [['windows-dsr', run.windowsDsr ? 'on' : 'off'] as [string, string]]),
     ...Object.entries(run.facts ?? {}).map(([k, v]) => [`fact.${k}`, v] as [string, string]),
     ['profile', run.profile],
     ['run-id', run.runId],

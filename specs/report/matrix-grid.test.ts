@@ -85,6 +85,8 @@ describe('report: matrix grid', function () {
       'hairpin by node',
       'nodeport by node',
       'nodeport-udp by node',
+      'nodeport-local by node',
+      'nodeport-local-none by node',
       'outbound-nat by node',
       'dns by node',
       'dns-tcp by node',
@@ -112,7 +114,10 @@ describe('report: matrix grid', function () {
     expect(grids[6]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
     expect(grids[7]!.sources).to.deep.equal(['outside']);
     expect(grids[7]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
-    expect(grids[8]!.targets).to.deep.equal(['external']);
-    expect(grids[9]!.targets).to.deep.equal(['cluster DNS']);
+    // Local traffic policy: via the nodes with a local endpoint, then via those without.
+    expect(grids[8]!.targets).to.deep.equal(['win1', 'cp1']);
+    expect(grids[9]!.targets).to.deep.equal(['win2', 'lin1']);
+    expect(grids[10]!.targets).to.deep.equal(['external']);
+    expect(grids[11]!.targets).to.deep.equal(['cluster DNS']);
   });
 });

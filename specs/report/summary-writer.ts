@@ -92,6 +92,9 @@ function runInfo(report: Report): string[] {
     ['kubernetes', run.kubernetesVersion],
     ['cni', run.cni],
     ...(run.clusterDns === undefined ? [] : [['cluster DNS', run.clusterDns] as [string, string]]),
+    ...(run.windowsDsr === undefined
+      ? []
+      : [['windows DSR', run.windowsDsr ? 'on' : 'off'] as [string, string]]),
     ...Object.entries(run.facts ?? {}),
     ['profile', run.profile],
     ['started', run.startedAt],

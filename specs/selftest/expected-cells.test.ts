@@ -55,17 +55,33 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
   const hybrid = lab('1-2-2');
 
   it('the default lab expands to the mesh the expectations below are written against', () => {
-    expect(ids(hybrid, /./)).to.have.length(205);
+    expect(ids(hybrid, /./)).to.have.length(210);
   });
 
-  it('NodePort rules removed on win1: exactly its NodePort cell', () => {
+  it('NodePort rules removed on win1: exactly its NodePort cells, Local policy included', () => {
     expect(expected(hybrid, 'nodeport-rules-removed')).to.deep.equal({
       must: [
         'nodeport/external-to-windows-node/win1/node-ip',
         'nodeport-udp/external-to-windows-node/win1/node-ip',
+        'nodeport-local/external-to-windows-node/win1/node-ip',
       ],
       may: [],
     });
+    // win2 has no local endpoint: its Local node port answers nothing, with the rules or without.
+    expect(expected(hybrid, 'nodeport-rules-removed', 'win2').must).to.deep.equal([
+      'nodeport/external-to-windows-node/win2/node-ip',
+      'nodeport-udp/external-to-windows-node/win2/node-ip',
+    ]);
+  });
+
+  it("Local traffic policy ignored on win1, then on lin2: that node's Local cell, with or without an endpoint there", () => {
+    expect(expected(hybrid, 'local-traffic-policy-ignored')).to.deep.equal({
+      must: ['nodeport-local/external-to-windows-node/win1/node-ip'],
+      may: [],
+    });
+    expect(expected(hybrid, 'local-traffic-policy-ignored', 'lin2').must).to.deep.equal([
+      'nodeport-local-none/external-to-linux-node/lin2/node-ip',
+    ]);
   });
 
   it('DNS stopped: every cell that resolves a name, from every node', () => {
@@ -142,7 +158,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'windows-endpoints-blackholed').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/|^nodeport(-udp)?\/external-to-windows-node\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/|^nodeport(-udp|-local)?\/external-to-windows-node\//,
       ),
     );
   });
@@ -165,7 +181,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'node-endpoint-blackholed', 'cp1').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/cp1\/|^nodeport(-udp)?\/external-to-linux-node\/|\/dns$/,
+        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/cp1\/|^nodeport(-udp)?\/external-to-linux-node\/|^nodeport-local\/external-to-linux-node\/cp1\/|\/dns$/,
       ),
     );
   });

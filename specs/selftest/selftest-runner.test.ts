@@ -42,6 +42,8 @@ function session(dir: string, runner: RecordingRunner): FaultSession {
       setWindowsCniConfig: (node, config) => Promise.resolve(void configs.set(node, config)),
       staleProxyView: () => [],
       setStaleProxyView: () => Promise.resolve(),
+      ignoresLocalPolicy: () => false,
+      setIgnoresLocalPolicy: () => Promise.resolve(),
     },
     dns: {
       running: () => Promise.resolve(dns),

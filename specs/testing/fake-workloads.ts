@@ -2,7 +2,7 @@
 import type { SuiteNode, Workloads } from '../model/lab-driver.ts';
 import { podNames } from '../model/workload-names.ts';
 
-/** Pod IPs 10.244.<node>.<10+slot>, Services web-linux 10.96.0.20 and web-windows 10.96.0.21, hairpin-<node> 10.96.1.<10+node>. */
+/** Pod IPs 10.244.<node>.<10+slot>, Services web-linux 10.96.0.20 and web-windows 10.96.0.21, hairpin-<node> 10.96.1.<10+node>, local-<os> node ports 30280/30281, outside 192.168.200.1. */
 export function fakeWorkloads(nodes: readonly SuiteNode[], namespace = 'ns'): Workloads {
   return {
     namespace,
@@ -29,6 +29,12 @@ export function fakeWorkloads(nodes: readonly SuiteNode[], namespace = 'ns'): Wo
       port: 80,
       fqdn: `hairpin-${n.name}.${namespace}.svc.cluster.local`,
     })),
+    local: (['linux', 'windows'] as const).map((os, i) => ({
+      name: `local-${os}`,
+      os,
+      nodePort: 30280 + i,
+    })),
+    outsideAddress: '192.168.200.1',
     external: { address: '198.51.100.1', port: 8080 },
     apiServiceIP: '10.96.0.1',
     dnsDomain: 'cluster.local',

@@ -32,10 +32,9 @@ import {
 } from '@kubernetes/client-node';
 import { format, resolveConfig } from 'prettier';
 import { silentLogger } from '../../lab/log/logger.ts';
-import { RecordingRunner } from '../../lab/testing/recording-runner.ts';
 import { runNamespace } from '../../lab/contracts/kubernetes-names.ts';
 import type { ProbeRequest } from '../model/lab-driver.ts';
-import { podNames } from '../model/workload-names.ts';
+import { backsLocalService, podNames } from '../model/workload-names.ts';
 import { probeCommand } from '../drivers/kubernetes/agnhost-probe.ts';
 import { discoverCluster, type ClusterFacts } from '../drivers/kubernetes/cluster-discovery.ts';
 import { ExecError, execInPod } from '../drivers/kubernetes/exec-in-pod.ts';
@@ -385,6 +384,7 @@ async function main(): Promise<void> {
     node,
     os: facts.nodes.find((n) => n.name === node)!.os,
     nodeHostname: facts.hostnames[node] ?? node,
+    localBackend: backsLocalService(facts.nodes, node, name),
   }));
   const deployment = new SuiteDeployment(core, {
     namespace,
@@ -394,10 +394,10 @@ async function main(): Promise<void> {
     dnsDomain: 'cluster.local',
     pods,
     serviceOses: ['linux', 'windows'],
+    outsideAddress: '192.0.2.2',
     // An echo "the lab runs": the recorder starts none.
     echo: { lab: { address: '192.0.2.1', port: 8099 } },
     keepNamespace: false,
-    runner: new RecordingRunner(),
     log,
     podsReadyTimeoutMs: 180_000,
     namespaceGoneTimeoutMs: 180_000,
@@ -507,7 +507,7 @@ async function main(): Promise<void> {
         runId: RUN_ID,
         lab: LAB,
         image: podImage,
-        pods: [{ name, nodeHostname: facts.hostnames[node] ?? node, os }],
+        pods: [{ name, nodeHostname: facts.hostnames[node] ?? node, os, localBackend: false }],
         serviceOses: [],
         hairpin: [],
       });
@@ -575,7 +575,9 @@ async function main(): Promise<void> {
     const target = workloads.pods.find(
       (p) => p.node === sandboxNode.name && p.name.endsWith('-b'),
     )!;
-    const idle = target.ip.replace(/\.\d+$/, '.250');
+    // Unused addresses on the target's node: ARP for them goes unanswered, so a connect times out
+    // (1 s) before the neighbour entry fails (3 s). One each: a failed entry answers at once.
+    const idle = (last: number) => target.ip.replace(/\.\d+$/, `.${last}`);
     const execClient: ExecClient = clients.exec;
     const runs: ExecRun[] = [];
     const exec = async (
@@ -620,7 +622,7 @@ async function main(): Promise<void> {
     await exec('missing-pod', ['true'], 'netexec-missing');
     await probe('http-clientip', { kind: 'http', url: `http://${target.ip}:8080/clientip` });
     await probe('http-refused', { kind: 'http', url: `http://${target.ip}:9/` });
-    await probe('http-timeout', { kind: 'http', url: `http://${idle}:8080/` }, 1000);
+    await probe('http-timeout', { kind: 'http', url: `http://${idle(250)}:8080/` }, 1000);
     await probe('dns-service', { kind: 'dns', name: 'web-linux' });
     await probe('dns-kubernetes', { kind: 'dns', name: 'kubernetes.default', port: 443 });
     await probe('dns-nxdomain', { kind: 'dns', name: 'web-nosuch' });
@@ -629,7 +631,7 @@ async function main(): Promise<void> {
     await probe('dns-tcp-nxdomain', { kind: 'dns-tcp', name: fqdn('web-nosuch') });
     await probe('tcp-ok', { kind: 'tcp', host: target.ip, port: 8080 });
     await probe('tcp-refused', { kind: 'tcp', host: target.ip, port: 9 });
-    await probe('tcp-timeout', { kind: 'tcp', host: idle, port: 8080 }, 1000);
+    await probe('tcp-timeout', { kind: 'tcp', host: idle(251), port: 8080 }, 1000);
     const udpSweep = (base: string) => ({
       kind: 'endpoints' as const,
       base,
@@ -638,7 +640,7 @@ async function main(): Promise<void> {
     });
     await probe('udp-sweep-service', udpSweep('udp://web-linux:8081'));
     await probe('udp-sweep-refused', udpSweep(`udp://${target.ip}:9`));
-    await probe('udp-sweep-timeout', udpSweep(`udp://${idle}:8081`), 1000);
+    await probe('udp-sweep-timeout', udpSweep(`udp://${idle(252)}:8081`), 1000);
 
     createTooEarly ??= await meetTooEarly(core, tape, unschedulable, say);
     const cordonedNode = await recordCordon(api, tape, facts);
@@ -813,7 +815,7 @@ function readmeText(
     '',
     `- \`${recordingFile(version, 'cluster')}\`: /version, the node list, a cordoned node, the kube-system and kube-flannel pod lists`,
     `- \`${recordingFile(version, 'namespaces')}\`: create, create again (409), read a missing one (404), delete, delete again while Terminating (${recordings.namespaces.deleteAgain.error === undefined ? 'answered like the first: 200, phase Terminating' : errorCode(recordings.namespaces.deleteAgain)}), reads until gone (Terminating for ${goneAfter(recordings)} s, then 404), delete once gone (404); the run namespace's \`default\` service account, and a missing one (404)`,
-    `- \`${recordingFile(version, 'services')}\`: the suite's creates (its three Services, clusterIP and nodePort assigned, and one hairpin Service per node, win1's too), reads, default/kubernetes, a missing one (404), create again (409), an invalid nodePort (422); each Service's Endpoints once its pods were Ready, and a missing one (404)`,
+    `- \`${recordingFile(version, 'services')}\`: the suite's creates (its three Services and its two externalTrafficPolicy Local ones, clusterIP and nodePort assigned, and one hairpin Service per node, win1's too), reads, default/kubernetes, a missing one (404), create again (409), an invalid nodePort (422); each Service's Endpoints once its pods were Ready, and a missing one (404)`,
     `- \`${recordingFile(version, 'pods')}\`: a create, every pod's status per poll from the creates until all were Ready, a missing pod (404), create again (409), an invalid pod (422), a create made before the namespace's service-account token existed (500), and one naming a service account that does not exist (403)`,
     `- \`${recordingFile(version, 'podFailures')}\`: an unschedulable pod, an image that cannot be pulled, a sandbox that cannot start: their statuses per poll and the Warning events`,
     `- \`${recordingFile(version, 'exec')}\`: exec frames per channel and what execInPod made of them: ${runs}`,

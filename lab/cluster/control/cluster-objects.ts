@@ -71,6 +71,13 @@ export function checkServiceSpec(state: ClusterState, spec: ServiceSpec): void {
   }
   if (spec.ports.length === 0 && spec.type !== 'Headless')
     throw new ProviderError(`service ${spec.name}: needs at least one port`);
+  const policy: string | undefined = spec.externalTrafficPolicy; // untyped JSON, as for protocols
+  if (policy !== undefined && policy !== 'Cluster' && policy !== 'Local')
+    throw new ProviderError(`service ${spec.name} externalTrafficPolicy: expected Cluster|Local`);
+  if (policy === 'Local' && spec.type !== 'NodePort')
+    throw new ProviderError(
+      `service ${spec.name} externalTrafficPolicy: Local needs type NodePort, not ${spec.type}`,
+    );
   const seen = new Set<string>();
   for (const [i, port] of spec.ports.entries()) {
     const where = `service ${spec.name} ports[${i}]`;

@@ -37,6 +37,11 @@ export interface ServiceSpec {
   type: ServiceType;
   selector: Record<string, string>;
   ports: ServicePort[];
+  /**
+   * NodePort Services: `Local` sends outside traffic only to endpoints on the node it arrived at,
+   * keeping the client's address; a node without one does not forward it. Default `Cluster`.
+   */
+  externalTrafficPolicy?: 'Cluster' | 'Local';
 }
 
 export interface ServiceRecord extends ServiceSpec {
@@ -95,6 +100,11 @@ export interface ClusterState {
    * rules (a stale view: fault injection). Absent or empty: it programs every endpoint.
    */
   staleProxy?: Record<string, string[]>;
+  /**
+   * Nodes whose kube-proxy programs externalTrafficPolicy Local as Cluster (fault injection):
+   * every endpoint, and the client masqueraded to the node.
+   */
+  ignoresLocalPolicy?: string[];
 }
 
 const LOCK_TIMEOUT_MS = 30_000;

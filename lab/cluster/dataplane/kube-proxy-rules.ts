@@ -4,10 +4,13 @@
  * endpoints. Pure: returns iptables-restore lines for one node.
  */
 import { createHash } from 'node:crypto';
-import type { LabPlan } from '../../plan/lab-plan.ts';
+import { contains, parseCidr } from '../../net/ipv4.ts';
+import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
 import type { ServicePort, ServiceRecord } from '../control/cluster-state.ts';
 
 export const MASQ_MARK = '0x4000/0x4000';
+/** What kube-proxy marks for its firewall chain to drop (externalTrafficPolicy Local, no local endpoint). */
+export const DROP_MARK = '0x8000/0x8000';
 
 export interface ServiceEndpoints {
   service: ServiceRecord;
@@ -53,30 +56,99 @@ function comment(text: string): string {
 function baseLines(): KubeProxyLines {
   return {
     nat: {
-      chains: ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ'],
+      chains: [
+        'KUBE-SERVICES',
+        'KUBE-NODEPORTS',
+        'KUBE-POSTROUTING',
+        'KUBE-MARK-MASQ',
+        'KUBE-MARK-DROP',
+      ],
       rules: [
         `-A PREROUTING ${comment('kubernetes service portals')} -j KUBE-SERVICES`,
         `-A OUTPUT ${comment('kubernetes service portals')} -j KUBE-SERVICES`,
         `-A POSTROUTING ${comment('kubernetes postrouting rules')} -j KUBE-POSTROUTING`,
         `-A KUBE-MARK-MASQ -j MARK --set-xmark ${MASQ_MARK}`,
+        `-A KUBE-MARK-DROP -j MARK --set-xmark ${DROP_MARK}`,
         `-A KUBE-POSTROUTING -m mark ! --mark ${MASQ_MARK} -j RETURN`,
         '-A KUBE-POSTROUTING -j MARK --set-xmark 0x4000/0x0',
         `-A KUBE-POSTROUTING ${comment('kubernetes service traffic requiring SNAT')} -j MASQUERADE`,
       ],
     },
     filter: {
-      chains: ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES'],
+      chains: ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-FIREWALL'],
       rules: [
         '-A INPUT -m conntrack --ctstate NEW -j KUBE-EXTERNAL-SERVICES',
+        '-A INPUT -j KUBE-FIREWALL',
         '-A FORWARD -m conntrack --ctstate NEW -j KUBE-SERVICES',
         '-A OUTPUT -m conntrack --ctstate NEW -j KUBE-SERVICES',
+        '-A OUTPUT -j KUBE-FIREWALL',
+        `-A KUBE-FIREWALL ${comment('kubernetes firewall for dropping marked packets')} -m mark --mark ${DROP_MARK} -j DROP`,
       ],
     },
   };
 }
 
+/** Appends rules that pick one of `endpoints` (by their SEP chains) at random, as kube-proxy does. */
+function pickEndpoint(
+  chain: string,
+  id: string,
+  port: ServicePort,
+  endpoints: readonly string[],
+  out: KubeProxyLines,
+): void {
+  endpoints.forEach((ip, i) => {
+    const remaining = endpoints.length - i;
+    const pick =
+      remaining > 1 ? `-m statistic --mode random --probability ${probability(remaining)} ` : '';
+    const sepChain = chainName('SEP', id, port.protocol, ip);
+    out.nat.rules.push(
+      `-A ${chain} ${comment(`${id} -> ${ip}:${port.targetPort}`)} ${pick}-j ${sepChain}`,
+    );
+  });
+}
+
+/**
+ * The NodePort rules of an externalTrafficPolicy Local port on `node` (kube-proxy's XLB chain):
+ * pods and the node itself go the cluster way; outside traffic goes to the node's own endpoints
+ * unmasqueraded, or is dropped when it has none. A Windows node without DSR masquerades it.
+ */
+function localNodePortLines(
+  plan: LabPlan,
+  node: PlannedNode,
+  id: string,
+  port: ServicePort,
+  endpoints: readonly string[],
+  svcChain: string,
+  out: KubeProxyLines,
+): string {
+  const xlbChain = chainName('XLB', id, port.protocol);
+  const podCidr = parseCidr(node.podCIDR);
+  const local = endpoints.filter((ip) => podCidr !== undefined && contains(podCidr, ip));
+  out.nat.chains.push(xlbChain);
+  out.nat.rules.push(
+    `-A ${xlbChain} -s ${plan.kubernetes.podCIDR} ${comment('Redirect pods trying to reach external loadbalancer VIP to clusterIP')} -j ${svcChain}`,
+    `-A ${xlbChain} ${comment('masquerade LOCAL traffic')} -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ`,
+    `-A ${xlbChain} ${comment('route LOCAL traffic to service')} -m addrtype --src-type LOCAL -j ${svcChain}`,
+  );
+  if (local.length === 0) {
+    out.nat.rules.push(
+      `-A ${xlbChain} ${comment(`${id} has no local endpoints`)} -j KUBE-MARK-DROP`,
+    );
+    return xlbChain;
+  }
+  if (node.os === 'windows' && !plan.windows.dsr) {
+    // Without DSR, Windows' load balancer cannot keep the client address (a documented limitation).
+    out.nat.rules.push(
+      `-A ${xlbChain} ${comment('Windows without DSR: client SNATed')} -j KUBE-MARK-MASQ`,
+    );
+  }
+  pickEndpoint(xlbChain, id, port, local, out);
+  return xlbChain;
+}
+
 function servicePortLines(
   plan: LabPlan,
+  node: PlannedNode,
   svc: ServiceRecord,
   port: ServicePort,
   endpoints: string[],
@@ -104,37 +176,47 @@ function servicePortLines(
     // Off-cluster sources (nodes, outside) are masqueraded so replies come back through us.
     `-A ${svcChain} ! -s ${plan.kubernetes.podCIDR} -d ${clusterIP}/32 ${match(port, port.port)} -j KUBE-MARK-MASQ`,
   );
-  endpoints.forEach((ip, i) => {
+  pickEndpoint(svcChain, id, port, endpoints, out);
+  for (const ip of endpoints) {
     const sepChain = chainName('SEP', id, port.protocol, ip);
-    const remaining = endpoints.length - i;
-    const pick =
-      remaining > 1 ? `-m statistic --mode random --probability ${probability(remaining)} ` : '';
     out.nat.chains.push(sepChain);
     out.nat.rules.push(
-      `-A ${svcChain} ${comment(`${id} -> ${ip}:${port.targetPort}`)} ${pick}-j ${sepChain}`,
       // Hairpin: a pod reaching itself through its service must not see its own address as source.
       `-A ${sepChain} -s ${ip}/32 -j KUBE-MARK-MASQ`,
       `-A ${sepChain} -p ${port.protocol.toLowerCase()} -j DNAT --to-destination ${ip}:${port.targetPort}`,
     );
-  });
-  if (port.nodePort !== undefined) {
-    const extChain = chainName('EXT', id, port.protocol);
+  }
+  if (port.nodePort === undefined) return;
+  let extChain: string;
+  if (svc.externalTrafficPolicy === 'Local') {
+    extChain = localNodePortLines(plan, node, id, port, endpoints, svcChain, out);
+  } else {
+    extChain = chainName('EXT', id, port.protocol);
     out.nat.chains.push(extChain);
     out.nat.rules.push(
-      `-A KUBE-NODEPORTS ${match(port, port.nodePort)} ${comment(`${id} node port`)} -j ${extChain}`,
       // externalTrafficPolicy: Cluster — the backend may be elsewhere, so SNAT to this node.
       `-A ${extChain} -j KUBE-MARK-MASQ`,
       `-A ${extChain} -j ${svcChain}`,
     );
   }
+  out.nat.rules.push(
+    `-A KUBE-NODEPORTS ${match(port, port.nodePort)} ${comment(`${id} node port`)} -j ${extChain}`,
+  );
 }
 
-/** Every node gets the same service rules, as kube-proxy programs them on every node. */
-export function kubeProxyLines(plan: LabPlan, services: ServiceEndpoints[]): KubeProxyLines {
+/**
+ * `node`'s service rules, as its kube-proxy programs them: the same on every node but for
+ * externalTrafficPolicy Local, which sends to the node's own endpoints only.
+ */
+export function kubeProxyLines(
+  plan: LabPlan,
+  node: PlannedNode,
+  services: ServiceEndpoints[],
+): KubeProxyLines {
   const out = baseLines();
   for (const { service, endpoints } of services) {
     if (service.type === 'Headless') continue;
-    for (const port of service.ports) servicePortLines(plan, service, port, endpoints, out);
+    for (const port of service.ports) servicePortLines(plan, node, service, port, endpoints, out);
   }
   out.nat.rules.push(
     `-A KUBE-SERVICES ${comment('kubernetes service nodeports')} -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS`,

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { outboundNat, windowsCniConfig } from '../../cni/windows-cni-config.ts';
 import type { ServiceRecord } from '../control/cluster-state.ts';
+import type { PlannedNode } from '../../plan/lab-plan.ts';
 import { fixturePlan } from '../../testing/fixture-plan.ts';
 import { kubeProxyLines } from './kube-proxy-rules.ts';
 import { renderNodeRules } from './node-rules.ts';
@@ -16,9 +17,10 @@ const web: ServiceRecord = {
 
 describe('kube-proxy rules', () => {
   const plan = fixturePlan();
+  const [cp1, lin1, win1] = plan.nodes as [PlannedNode, PlannedNode, PlannedNode];
 
   it('spreads a ClusterIP over its endpoints and DNATs to the target port', () => {
-    const { nat } = kubeProxyLines(plan, [
+    const { nat } = kubeProxyLines(plan, cp1, [
       { service: web, endpoints: ['10.244.1.2', '10.244.2.2', '10.244.3.2'] },
     ]);
     const jumps = nat.rules.filter((r) => /^-A KUBE-SVC-\w+ -m comment .* -j KUBE-SEP-/.test(r));
@@ -39,14 +41,14 @@ describe('kube-proxy rules', () => {
   });
 
   it('masquerades hairpin traffic only (source = the chosen endpoint)', () => {
-    const { nat } = kubeProxyLines(plan, [{ service: web, endpoints: ['10.244.1.2'] }]);
+    const { nat } = kubeProxyLines(plan, cp1, [{ service: web, endpoints: ['10.244.1.2'] }]);
     expect(
       nat.rules.filter((r) => r.includes('-s 10.244.1.2/32 -j KUBE-MARK-MASQ')),
     ).to.have.length(1);
   });
 
   it('opens the NodePort on every local address and SNATs it (externalTrafficPolicy Cluster)', () => {
-    const { nat } = kubeProxyLines(plan, [{ service: web, endpoints: ['10.244.1.2'] }]);
+    const { nat } = kubeProxyLines(plan, cp1, [{ service: web, endpoints: ['10.244.1.2'] }]);
     const ext = nat.rules.find((r) =>
       r.startsWith('-A KUBE-NODEPORTS -p tcp -m tcp --dport 30000'),
     );
@@ -55,9 +57,62 @@ describe('kube-proxy rules', () => {
     expect(nat.rules.at(-1)).to.contain('--dst-type LOCAL -j KUBE-NODEPORTS');
   });
 
+  describe('externalTrafficPolicy Local', () => {
+    const local: ServiceRecord = { ...web, externalTrafficPolicy: 'Local' };
+    const endpoints = ['10.244.1.2', '10.244.2.2', '10.244.3.2'];
+    /** The rules of the node port's chain on `node`. */
+    const nodePortChain = (node: PlannedNode, dsr = true): string[] => {
+      const { nat } = kubeProxyLines({ ...plan, windows: { dsr } }, node, [
+        { service: local, endpoints },
+      ]);
+      const jump = nat.rules.find((r) =>
+        r.startsWith('-A KUBE-NODEPORTS -p tcp -m tcp --dport 30000'),
+      );
+      const chain = jump?.split(' -j ')[1] ?? '';
+      expect(chain).to.match(/^KUBE-XLB-/);
+      return nat.rules.filter((r) => r.startsWith(`-A ${chain} `));
+    };
+
+    it("sends outside traffic to the node's own endpoint only, unmasqueraded", () => {
+      const rules = nodePortChain(lin1);
+      const toEndpoints = rules.filter((r) => r.includes('-j KUBE-SEP-'));
+      expect(toEndpoints).to.have.length(1);
+      expect(toEndpoints[0]).to.contain('10.244.1.2:8080').and.not.contain('statistic');
+      // Only pods (the cluster way) and the node's own traffic are masqueraded.
+      const masq = rules.filter((r) => r.endsWith('-j KUBE-MARK-MASQ'));
+      expect(masq).to.have.length(1);
+      expect(masq[0]).to.contain('--src-type LOCAL');
+      expect(rules[0]).to.match(/-s 10\.244\.0\.0\/16 .*-j KUBE-SVC-/);
+    });
+
+    it('drops it on a node without an endpoint (marked for the firewall chain)', () => {
+      const rules = nodePortChain(cp1);
+      expect(rules.some((r) => r.includes('-j KUBE-SEP-'))).to.equal(false);
+      expect(rules.at(-1))
+        .to.contain('has no local endpoints')
+        .and.match(/-j KUBE-MARK-DROP$/);
+      const { filter } = kubeProxyLines(plan, cp1, [{ service: local, endpoints }]);
+      expect(filter.rules).to.include('-A INPUT -j KUBE-FIREWALL');
+      expect(
+        filter.rules.some((r) => r.startsWith('-A KUBE-FIREWALL') && r.endsWith('-j DROP')),
+      ).to.equal(true);
+    });
+
+    it('masquerades it on a Windows node without DSR, not with DSR', () => {
+      const winEndpoints = (dsr: boolean) =>
+        nodePortChain(win1, dsr).filter(
+          (r) => !r.includes('--src-type LOCAL') && !r.includes('-s 10.244.0.0/16'),
+        );
+      expect(winEndpoints(false)[0])
+        .to.contain('Windows without DSR')
+        .and.match(/-j KUBE-MARK-MASQ$/);
+      expect(winEndpoints(true).some((r) => r.endsWith('-j KUBE-MARK-MASQ'))).to.equal(false);
+    });
+  });
+
   it('rejects traffic to a Service without endpoints, and ignores headless Services', () => {
     const headless: ServiceRecord = { ...web, name: 'hs', type: 'Headless', ports: [] };
-    const { nat, filter } = kubeProxyLines(plan, [
+    const { nat, filter } = kubeProxyLines(plan, cp1, [
       { service: web, endpoints: [] },
       { service: headless, endpoints: ['10.244.1.2'] },
     ]);

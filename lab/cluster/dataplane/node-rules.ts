@@ -45,7 +45,7 @@ export function renderNodeRules(
   services: ServiceEndpoints[],
   windowsPolicy?: OutboundNat,
 ): string {
-  const proxy = kubeProxyLines(plan, services);
+  const proxy = kubeProxyLines(plan, node, services);
   let outbound: TableLines;
   if (node.os === 'windows') {
     if (windowsPolicy === undefined)

@@ -112,7 +112,22 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
         'hairpin-cp1',
         'hairpin-lin1',
         'hairpin-win1',
+        'local-linux',
+        'local-windows',
       ]);
+      // Local traffic policy: every node of an OS but the last hosts a backend (cp1; win1 alone).
+      const backends = core.pods
+        .filter((p) => p.metadata?.labels?.['hybrid-lab/local-backend'] === 'true')
+        .map((p) => p.metadata?.name);
+      expect(backends).to.deep.equal(['netexec-cp1-b', 'netexec-win1-b']);
+      expect(workloads.local).to.deep.equal(
+        (['linux', 'windows'] as const).map((os) => ({
+          name: `local-${os}`,
+          os,
+          nodePort: recordedService(`local-${os}`)!.spec!.ports![0]!.nodePort,
+        })),
+      );
+      expect(workloads.outsideAddress).to.equal('127.0.0.1');
       // A hairpin Service selects its node's source pod alone, by the pod label the pod carries.
       const hairpin = core.services.find((s) => s.metadata?.name === 'hairpin-win1')!;
       expect(hairpin.spec?.type).to.equal('ClusterIP');
@@ -401,10 +416,11 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     it("listens on the lab's external address (libvirt: on the lab bridge), not on the route to the nodes", async () => {
       // On host-gw labs the lab network is in the Windows ExceptionList: an echo there would see
       // Windows pods un-NATed and fail outbound-NAT cells for the wrong reason.
+      // The one route lookup is where NodePort probes leave from, not where the echo listens.
       expect(await echoOf({ externalAddress: '127.0.0.2' })).to.deep.equal({
         address: '127.0.0.2',
         answered: 'ok',
-        routes: [],
+        routes: ['ip route get 192.168.200.10'],
       });
     });
 
@@ -423,6 +439,7 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
       const labEcho = { address: '198.51.100.1', port: 8099 };
       const outside: LabOutside = {
         echo: labEcho,
+        address: '192.168.200.1',
         exec: () => Promise.reject(new Error('unused')),
       };
       const driver = await KubernetesDriver.open(kubeconfig, facts, { ...options, outside });

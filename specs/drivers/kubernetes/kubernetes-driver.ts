@@ -42,7 +42,8 @@ import {
 } from './kubernetes-settings.ts';
 import { SuiteDeployment, type DeploymentSettings } from './suite-deployment.ts';
 import { NETEXEC_CONTAINER } from './suite-manifests.ts';
-import { NETEXEC_HTTP_PORT } from '../../model/workload-names.ts';
+import { NETEXEC_HTTP_PORT, backsLocalService } from '../../model/workload-names.ts';
+import { routeSourceAddress } from './external-echo.ts';
 
 /** What the caller knows about the lab that the API server does not say. */
 export interface LabFacts {
@@ -53,6 +54,8 @@ export interface LabFacts {
   cni: string;
   /** The cluster DNS domain; default cluster.local. */
   dnsDomain?: string;
+  /** Whether Windows kube-proxy runs with DSR, where the lab provisioned it (RunInfo.windowsDsr). */
+  windowsDsr?: boolean;
 }
 
 export interface KubernetesDriverOptions {
@@ -145,6 +148,7 @@ export class KubernetesDriver implements LabDriver {
       // What runs in the cluster wins over what the lab claims.
       cni: cluster.cni === undefined ? facts.cni : `${cluster.cni} (found running)`,
       ...(cluster.clusterDns === undefined ? {} : { clusterDns: cluster.clusterDns }),
+      ...(facts.windowsDsr === undefined ? {} : { windowsDsr: facts.windowsDsr }),
       ...(options.facts === undefined ? {} : { facts: { ...options.facts } }),
       osBuilds: cluster.osBuilds,
     };
@@ -180,10 +184,19 @@ export class KubernetesDriver implements LabDriver {
     const pods = podNames.map(({ name, node }) => {
       const found = this.nodes.find((n) => n.name === node);
       if (found === undefined) throw new LabError(`pod ${name}: the lab has no node ${node}`);
-      return { name, node, os: found.os, nodeHostname: this.#hostnames[node] ?? node };
+      return {
+        name,
+        node,
+        os: found.os,
+        nodeHostname: this.#hostnames[node] ?? node,
+        localBackend: backsLocalService(this.nodes, node, name),
+      };
     });
     const options = this.#options;
     const settings = this.#settings;
+    // Where this host's packets to the nodes come from: NodePort probes, and the echo by default.
+    const outsideAddress =
+      options.outside?.address ?? (await routeSourceAddress(this.#runner, this.nodes[0]!.ip));
     // Held before start() so cleanup() removes whatever a failed start left behind.
     this.#deployment = new SuiteDeployment(this.#clients.core, {
       namespace: runNamespace(runId),
@@ -193,9 +206,9 @@ export class KubernetesDriver implements LabDriver {
       dnsDomain: this.#facts.dnsDomain ?? 'cluster.local',
       pods,
       serviceOses: SERVICE_OSES,
-      echo: this.#echo(),
+      outsideAddress,
+      echo: this.#echo(outsideAddress),
       keepNamespace: settings.keepRunNamespace,
-      runner: this.#runner,
       log: this.#log,
       podsReadyTimeoutMs: settings.podsReadyTimeoutMs,
       namespaceGoneTimeoutMs: settings.namespaceGoneTimeoutMs,
@@ -228,6 +241,7 @@ export class KubernetesDriver implements LabDriver {
       ...[...workloads.services, ...workloads.hairpin].map((s) => s.clusterIP),
       ...dns.addresses,
       workloads.external.address,
+      workloads.outsideAddress,
     ]);
     const evidence = await collectPathEvidence(shellOf, {
       nodes: linux,
@@ -267,19 +281,16 @@ export class KubernetesDriver implements LabDriver {
   /**
    * Where outbound-NAT probes go: the lab's own echo (netns kubeadm labs: in the outside
    * namespace), else one this host starts at EXTERNAL_ECHO_ADDRESS, else at the lab's external
-   * address, else (a cluster without a plan) at this host's address on the route to the nodes.
+   * address, else (a cluster without a plan) at `hostAddress`, this host's address on the route
+   * to the nodes.
    */
-  #echo(): DeploymentSettings['echo'] {
+  #echo(hostAddress: string): DeploymentSettings['echo'] {
     const { outside, externalAddress } = this.#options;
     if (outside !== undefined && this.#settings.echoAddress === undefined) {
       return { lab: outside.echo };
     }
-    const address = this.#settings.echoAddress ?? externalAddress;
-    return {
-      ...(address === undefined ? {} : { address }),
-      routeTo: this.nodes[0]!.ip,
-      port: this.#settings.echoPort,
-    };
+    const address = this.#settings.echoAddress ?? externalAddress ?? hostAddress;
+    return { address, port: this.#settings.echoPort };
   }
 
   async probeFromPod(

@@ -1,7 +1,6 @@
 /** Owns what one run deploys (the run namespace with its pods and Services, the external echo). */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
-import type { CommandRunner } from '../../../lab/exec/command-runner.ts';
 import type { Logger } from '../../../lab/log/logger.ts';
 import { HEADLESS_SERVICE, serviceName, sourcePod } from '../../model/workload-names.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
@@ -9,9 +8,10 @@ import type {
   DeployedPod,
   DeployedService,
   HairpinService,
+  LocalService,
   Workloads,
 } from '../../model/lab-driver.ts';
-import { ExternalEcho, routeSourceAddress } from './external-echo.ts';
+import { ExternalEcho } from './external-echo.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import {
   apiErrorText,
@@ -38,16 +38,15 @@ export interface DeploymentSettings {
   dnsDomain: string;
   pods: readonly (PodToRender & { node: string })[];
   serviceOses: readonly Os[];
+  /** The address NodePort probes from outside leave from (Workloads.outsideAddress). */
+  outsideAddress: string;
   /**
    * The outbound-NAT echo: one the lab runs itself (used as it is, never started or stopped), or
-   * one started here at `address` — else at this host's address on the route to `routeTo` — and `port`.
+   * one started here at `address` and `port`.
    */
-  echo:
-    | { lab: { address: string; port: number } }
-    | { address?: string; routeTo: string; port: number };
+  echo: { lab: { address: string; port: number } } | { address: string; port: number };
   /** Leave the run namespace for the nightly collector. */
   keepNamespace: boolean;
-  runner: CommandRunner;
   log: Logger;
   podsReadyTimeoutMs: number;
   namespaceGoneTimeoutMs: number;
@@ -84,9 +83,7 @@ export class SuiteDeployment implements AsyncDisposable {
     if ('lab' in wanted) {
       echo = wanted.lab;
     } else {
-      const address =
-        wanted.address ?? (await routeSourceAddress(this.settings.runner, wanted.routeTo));
-      this.#echo = await ExternalEcho.start(address, wanted.port);
+      this.#echo = await ExternalEcho.start(wanted.address, wanted.port);
       echo = this.#echo;
     }
     const endpoint = { address: echo.address, port: echo.port };
@@ -111,6 +108,18 @@ export class SuiteDeployment implements AsyncDisposable {
       );
       hairpin.push(this.#hairpinService(hairpinPods[i]!.pod, created));
     }
+    const local: LocalService[] = [];
+    for (const [i, body] of manifests.local.entries()) {
+      const created = await this.#api(`create service ${body.metadata?.name}`, () =>
+        this.core.createNamespacedService({ namespace, body }),
+      );
+      const nodePort = created.spec?.ports?.[0]?.nodePort ?? 0;
+      local.push({
+        name: created.metadata?.name ?? '',
+        os: this.settings.serviceOses[i]!,
+        nodePort,
+      });
+    }
     await Promise.all(
       manifests.pods.map((body) =>
         this.#api(`create pod ${body.metadata?.name}`, () =>
@@ -119,7 +128,10 @@ export class SuiteDeployment implements AsyncDisposable {
       ),
     );
     const ready = await this.#waitReady();
-    await this.#waitEndpoints([...manifests.services, ...manifests.hairpin], ready);
+    await this.#waitEndpoints(
+      [...manifests.services, ...manifests.hairpin, ...manifests.local],
+      ready,
+    );
     const services = await Promise.all(
       this.settings.serviceOses.map((os) =>
         this.#api(`read service ${serviceName(os)}`, () =>
@@ -136,6 +148,8 @@ export class SuiteDeployment implements AsyncDisposable {
       pods: this.settings.pods.map((p, i) => this.#deployedPod(p, ready[i]!)),
       services: services.map((s, i) => this.#deployedService(this.settings.serviceOses[i]!, s)),
       hairpin,
+      local,
+      outsideAddress: this.settings.outsideAddress,
       external: { address: echo.address, port: echo.port },
       apiServiceIP: api.spec?.clusterIP ?? '',
       dnsDomain: this.settings.dnsDomain,

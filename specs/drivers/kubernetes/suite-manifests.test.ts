@@ -15,8 +15,9 @@ const input: RenderInput = {
   lab: 'hybrid',
   image: 'registry.example:5000/e2e/agnhost:2.52',
   pods: [
-    { name: 'netexec-lin1-a', nodeHostname: 'lin1', os: 'linux' },
-    { name: 'netexec-win1-a', nodeHostname: 'win1', os: 'windows' },
+    { name: 'netexec-lin1-a', nodeHostname: 'lin1', os: 'linux', localBackend: false },
+    { name: 'netexec-win1-a', nodeHostname: 'win1', os: 'windows', localBackend: false },
+    { name: 'netexec-win1-b', nodeHostname: 'win1', os: 'windows', localBackend: true },
   ],
   serviceOses: ['linux', 'windows'],
   hairpin: [{ node: 'lin1', pod: 'netexec-lin1-a' }],
@@ -32,6 +33,7 @@ describe('suite manifests (rendered from manifests/suite)', () => {
       os: 'windows',
       'hybrid-lab/slot': 'a',
       'hybrid-lab/pod': 'netexec-win1-a',
+      'hybrid-lab/local-backend': 'false',
       'hybrid-lab/run': input.runId,
       'hybrid-lab/lab': 'hybrid',
     });
@@ -78,6 +80,26 @@ describe('suite manifests (rendered from manifests/suite)', () => {
       { name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' },
       { name: 'udp', port: 8081, targetPort: 8081, protocol: 'UDP' },
     ]);
+  });
+
+  it('renders one externalTrafficPolicy Local NodePort Service per OS, selecting the pods marked to back it', () => {
+    const { local, pods } = renderSuiteManifests(input);
+    expect(local.map((s) => s.metadata?.name)).to.deep.equal(['local-linux', 'local-windows']);
+    const windows = local[1]!;
+    expect(windows.spec).to.include({ type: 'NodePort', externalTrafficPolicy: 'Local' });
+    expect(windows.spec?.selector).to.deep.equal({
+      app: 'netexec',
+      os: 'windows',
+      'hybrid-lab/local-backend': 'true',
+      'hybrid-lab/run': input.runId,
+    });
+    expect(windows.spec?.ports).to.deep.equal([
+      { name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' },
+    ]);
+    const selected = pods.filter((p) =>
+      Object.entries(windows.spec!.selector!).every(([k, v]) => p.metadata?.labels?.[k] === v),
+    );
+    expect(selected.map((p) => p.metadata?.name)).to.deep.equal(['netexec-win1-b']);
   });
 
   it('makes a DNS-label hostname out of pod names built from dotted node names', () => {

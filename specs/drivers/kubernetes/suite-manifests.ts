@@ -6,13 +6,20 @@ import type { V1Namespace, V1Pod, V1Service } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import {
   LAB_LABEL,
+  LOCAL_BACKEND_LABEL,
   POD_LABEL,
   RUN_LABEL,
   SLOT_LABEL,
 } from '../../../lab/contracts/kubernetes-names.ts';
 import { LabError } from '../../../lab/errors.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
-import { SERVICE_SLOT, dnsLabel, hairpinServiceName, slotOf } from '../../model/workload-names.ts';
+import {
+  SERVICE_SLOT,
+  dnsLabel,
+  hairpinServiceName,
+  localServiceName,
+  slotOf,
+} from '../../model/workload-names.ts';
 
 export const MANIFEST_DIR = fileURLToPath(new URL('../../../manifests/suite/', import.meta.url));
 /** The container every probe execs into. */
@@ -23,6 +30,8 @@ export interface PodToRender {
   /** The node's `kubernetes.io/hostname` label value. */
   nodeHostname: string;
   os: Os;
+  /** It backs its OS's externalTrafficPolicy Local Service. */
+  localBackend: boolean;
 }
 
 export interface RenderInput {
@@ -31,7 +40,7 @@ export interface RenderInput {
   lab: string;
   image: string;
   pods: readonly PodToRender[];
-  /** OSes that get a `web-<os>` NodePort Service. */
+  /** OSes that get a `web-<os>` NodePort Service, and a `local-<os>` one with externalTrafficPolicy Local. */
   serviceOses: readonly Os[];
   /** Each node's source pod, which gets a `hairpin-<node>` Service of its own. */
   hairpin: readonly { node: string; pod: string }[];
@@ -43,6 +52,8 @@ export interface SuiteManifests {
   services: V1Service[];
   /** The hairpin Services, in the order of `RenderInput.hairpin`. */
   hairpin: V1Service[];
+  /** The externalTrafficPolicy Local Services, in the order of `RenderInput.serviceOses`. */
+  local: V1Service[];
 }
 
 /** A pod hostname must be one DNS label. */
@@ -80,6 +91,7 @@ export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): Su
     runLabel: RUN_LABEL,
     slotLabel: SLOT_LABEL,
     podLabel: POD_LABEL,
+    localLabel: LOCAL_BACKEND_LABEL,
   };
   const at = (name: string) => join(dir, name);
   return {
@@ -95,6 +107,7 @@ export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): Su
           hostname: podHostname(pod.name),
           os: pod.os,
           slot: slotOf(pod.name),
+          localBackend: String(pod.localBackend),
           node: pod.nodeHostname,
           image: input.image,
         }) as V1Pod,
@@ -116,6 +129,14 @@ export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): Su
           ...common,
           name: hairpinServiceName(node),
           podHostname: podHostname(pod),
+        }) as V1Service,
+    ),
+    local: input.serviceOses.map(
+      (os) =>
+        renderTemplate(at('local-service.yaml'), {
+          ...common,
+          name: localServiceName(os),
+          os,
         }) as V1Service,
     ),
   };

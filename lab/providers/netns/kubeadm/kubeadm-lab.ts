@@ -247,6 +247,8 @@ export class NetnsKubeadmLab implements StartedLab {
       exec: (argv: readonly string[], options?: RunOptions): Promise<RunResult> =>
         context.runner.run('ip', ['netns', 'exec', netns, ...argv], { check: false, ...options }),
       echo: state.echo,
+      // The outside namespace holds the lab gateway, the nodes' default route.
+      address: plan.network.gateway,
     };
   }
 
