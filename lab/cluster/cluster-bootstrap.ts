@@ -6,6 +6,7 @@ import type { ClusterState, ExternalEcho, PodSpec } from './control/cluster-stat
 import type { EmulatedCluster } from './emulated-cluster.ts';
 import { writeGeneratedWindowsCni } from './dataplane/windows-cni-files.ts';
 import {
+  HOST_NETEXEC_PORTS,
   NETEXEC_HTTP_PORT,
   NETEXEC_UDP_PORT,
   READY_LINE,
@@ -87,7 +88,31 @@ export async function startExternalEcho(
   };
 }
 
-/** Writes the initial state, the Windows CNI configs and the zone, then starts the DNS pod. */
+/**
+ * Starts a netexec on every node's own network, answering /hostname with the node's name: what a
+ * host-network pod (HostProcess on Windows) runs on a real cluster.
+ */
+async function startHostNetexecs(cluster: EmulatedCluster): Promise<Record<string, number>> {
+  const { hosts, plan } = cluster;
+  const started = await Promise.all(
+    plan.nodes.map(async (node) => {
+      const runtime = hosts.pods(node.name);
+      const { pid } = await runtime.start(
+        hosts.nodeNetns(node.name),
+        netexecArgv(node.name, runtime.workloads, undefined, HOST_NETEXEC_PORTS),
+        join(runtime.dataDir ?? cluster.dir, 'logs', `host-netexec-${node.name}.log`),
+        READY_LINE,
+      );
+      return [node.name, pid] as const;
+    }),
+  );
+  return Object.fromEntries(started);
+}
+
+/**
+ * Writes the initial state, the Windows CNI configs and the zone, then starts the DNS pod and
+ * every node's host-network netexec.
+ */
 export async function bootstrapCluster(
   cluster: EmulatedCluster,
   externalEcho: ExternalEcho,
@@ -96,4 +121,8 @@ export async function bootstrapCluster(
   writeGeneratedWindowsCni(cluster.dir, cluster.plan);
   await cluster.resync();
   await cluster.startPod(dnsPodSpec(cluster.plan), 'dns', true);
+  const hostNetexec = await startHostNetexecs(cluster);
+  await cluster.store.update((state) => {
+    state.hostNetexec = hostNetexec;
+  });
 }

@@ -16,5 +16,7 @@ export interface ClusterHosts {
   pods(node: string): PodRuntime;
   /** Node-side wiring of `node` (CNI, iptables), as a provisioner runs it. */
   shell(node: string): NodeShell;
+  /** `node`'s own network namespace on its pod runtime's machine; undefined: the machine itself (a VM). */
+  nodeNetns(node: string): string | undefined;
   outside: OutsideHost;
 }

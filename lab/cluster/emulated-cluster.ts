@@ -240,6 +240,16 @@ export class EmulatedCluster {
     return this.hosts.pods(pod.node).probe(pod.netns, args, options);
   }
 
+  /** Runs one probe on `node`'s own network (a host-network pod's view). */
+  probeFromNode(
+    node: string,
+    args: readonly string[],
+    options: RunOptions = {},
+  ): Promise<ProbeReply> {
+    objects.planNode(this.plan, node);
+    return this.hosts.pods(node).probe(this.hosts.nodeNetns(node), args, options);
+  }
+
   /** Runs one probe outside the cluster (NodePort checks from outside). */
   probeOutside(args: readonly string[], options: RunOptions = {}): Promise<ProbeReply> {
     const { runtime, netns } = this.hosts.outside;

@@ -14,6 +14,10 @@ export const ROW_KINDS = [
   'pod-to-service',
   'pod-to-service-udp',
   'hairpin',
+  'host-network-to-pod',
+  'pod-to-host-network',
+  'host-network-to-service',
+  'host-network-to-own-nodeport',
   'nodeport',
   'nodeport-udp',
   'nodeport-local',
@@ -40,10 +44,15 @@ export type RowKey =
         | 'pod-to-pod-udp'
         | 'large-response'
         | 'pod-to-service'
-        | 'pod-to-service-udp';
+        | 'pod-to-service-udp'
+        | 'host-network-to-pod'
+        | 'pod-to-host-network'
+        | 'host-network-to-service';
       from: Os;
       to: Os;
     }
+  /** A node's host network → that node's own IP and NodePort (the Service of its OS). */
+  | { kind: 'host-network-to-own-nodeport'; from: Os }
   /** A pod → a Service whose only endpoint is that pod: source and target are one pod of `from`. */
   | { kind: 'hairpin'; from: Os }
   /**
@@ -76,6 +85,9 @@ export function rowId(row: RowKey): string {
     case 'large-response':
     case 'pod-to-service':
     case 'pod-to-service-udp':
+    case 'host-network-to-pod':
+    case 'pod-to-host-network':
+    case 'host-network-to-service':
       return `${row.kind}/${row.from}-to-${row.to}`;
     case 'nodeport':
     case 'nodeport-udp':
@@ -83,6 +95,7 @@ export function rowId(row: RowKey): string {
     case 'nodeport-local-none':
       return `${row.kind}/external-to-${row.to}-node`;
     case 'hairpin':
+    case 'host-network-to-own-nodeport':
     case 'outbound-nat':
     case 'dns-tcp':
       return `${row.kind}/${row.from}`;
@@ -101,7 +114,9 @@ export function cellId(cell: CellKey): string {
   switch (cell.kind) {
     case 'pod-to-pod':
     case 'pod-to-pod-udp':
-    case 'large-response': {
+    case 'large-response':
+    case 'host-network-to-pod':
+    case 'pod-to-host-network': {
       const placement = cell.placement ?? 'cross-node';
       const nodes = placement === 'same-node' ? node : `${node}/${cell.peer ?? 'none'}`;
       return `${row}/${placement}/${nodes}/${cell.via}`;
@@ -111,25 +126,32 @@ export function cellId(cell: CellKey): string {
     case 'nodeport-local':
     case 'nodeport-local-none':
     case 'hairpin':
+    case 'host-network-to-own-nodeport':
     case 'outbound-nat':
     case 'pod-to-service':
     case 'pod-to-service-udp':
+    case 'host-network-to-service':
     case 'dns':
     case 'dns-tcp':
       return `${row}/${node}/${cell.via}`;
   }
 }
 
-type PodPairKind = 'pod-to-pod' | 'pod-to-pod-udp' | 'large-response';
+type PodPairKind =
+  | 'pod-to-pod'
+  | 'pod-to-pod-udp'
+  | 'large-response'
+  | 'host-network-to-pod'
+  | 'pod-to-host-network';
+const PAIR_KINDS =
+  '(pod-to-pod|pod-to-pod-udp|large-response|host-network-to-pod|pod-to-host-network)';
 type NodePortKind = Extract<RowKey, { to: Os; from?: never }>['kind'];
 const OS = '(linux|windows)';
 const VIA = '(ip|dns|cluster-ip|node-ip)';
 const NODE = '([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)';
 const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
   {
-    pattern: new RegExp(
-      `^(pod-to-pod|pod-to-pod-udp|large-response)/${OS}-to-${OS}/same-node/${NODE}/${VIA}$`,
-    ),
+    pattern: new RegExp(`^${PAIR_KINDS}/${OS}-to-${OS}/same-node/${NODE}/${VIA}$`),
     key: (m) => ({
       kind: m[1] as PodPairKind,
       from: m[2] as Os,
@@ -140,9 +162,7 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
     }),
   },
   {
-    pattern: new RegExp(
-      `^(pod-to-pod|pod-to-pod-udp|large-response)/${OS}-to-${OS}/cross-node/${NODE}/${NODE}/${VIA}$`,
-    ),
+    pattern: new RegExp(`^${PAIR_KINDS}/${OS}-to-${OS}/cross-node/${NODE}/${NODE}/${VIA}$`),
     key: (m) => ({
       kind: m[1] as PodPairKind,
       from: m[2] as Os,
@@ -154,9 +174,11 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
     }),
   },
   {
-    pattern: new RegExp(`^(pod-to-service|pod-to-service-udp)/${OS}-to-${OS}/${NODE}/${VIA}$`),
+    pattern: new RegExp(
+      `^(pod-to-service|pod-to-service-udp|host-network-to-service)/${OS}-to-${OS}/${NODE}/${VIA}$`,
+    ),
     key: (m) => ({
-      kind: m[1] as 'pod-to-service' | 'pod-to-service-udp',
+      kind: m[1] as 'pod-to-service' | 'pod-to-service-udp' | 'host-network-to-service',
       from: m[2] as Os,
       to: m[3] as Os,
       ...nodePart('node', m[4]!),
@@ -175,9 +197,11 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
     }),
   },
   {
-    pattern: new RegExp(`^(hairpin|outbound-nat|dns-tcp)/${OS}/${NODE}/${VIA}$`),
+    pattern: new RegExp(
+      `^(hairpin|host-network-to-own-nodeport|outbound-nat|dns-tcp)/${OS}/${NODE}/${VIA}$`,
+    ),
     key: (m) => ({
-      kind: m[1] as 'hairpin' | 'outbound-nat' | 'dns-tcp',
+      kind: m[1] as 'hairpin' | 'host-network-to-own-nodeport' | 'outbound-nat' | 'dns-tcp',
       from: m[2] as Os,
       ...nodePart('node', m[3]!),
       via: m[4] as Via,
@@ -217,7 +241,7 @@ export function sourceOs(cell: CellKey): Os | 'external' {
 /** The OS the cell's probe goes to, or `external` (the echo outside) / `cluster-dns`. */
 export function targetOs(cell: CellKey): Os | 'external' | 'cluster-dns' {
   if ('to' in cell) return cell.to;
-  if (cell.kind === 'hairpin') return cell.from;
+  if (cell.kind === 'hairpin' || cell.kind === 'host-network-to-own-nodeport') return cell.from;
   return cell.kind === 'outbound-nat' ? 'external' : 'cluster-dns';
 }
 

@@ -45,6 +45,14 @@ export const VERDICTS = [
 ] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
+/**
+ * A red verdict: the cell failed, passed where the profile expects a failure, or never ran. An
+ * expected failure (a documented limitation the profile names) is not red.
+ */
+export function isRed(verdict: Verdict): boolean {
+  return verdict === 'fail' || verdict === 'unexpected-pass' || verdict === 'infra-error';
+}
+
 export const isoDate = z
   .string()
   .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'expected an ISO date' });

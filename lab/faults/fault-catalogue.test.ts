@@ -72,6 +72,10 @@ describe('fault catalogue', () => {
       'pod-to-service from cp1,lin1,lin2,win2 to any of win1',
       'pod-to-service-udp from win1 to any of cp1,lin1,lin2,win2',
       'pod-to-service-udp from cp1,lin1,lin2,win2 to any of win1',
+      'host-network-to-pod from win1 to only cp1,lin1,lin2,win2',
+      'host-network-to-pod from cp1,lin1,lin2,win2 to only win1',
+      'host-network-to-service from win1 to any of cp1,lin1,lin2,win2',
+      'host-network-to-service from cp1,lin1,lin2,win2 to any of win1',
       'any cell via dns from win1',
       'nodeport|nodeport-udp to windows to only win1',
       'nodeport|nodeport-udp to windows to only win2',
@@ -91,6 +95,10 @@ describe('fault catalogue', () => {
     const must = derive(hostGw, 'pod-route-removed', 'win1').must;
     expect(must).to.include('nodeport|nodeport-udp to windows to only win2');
     expect(must).to.not.include('nodeport|nodeport-udp to windows to only win1');
+    // Node traffic only towards the cut; win1's l2bridge pods reach nodes un-NATed, so not back.
+    expect(must).to.include('host-network-to-pod from cp1,lin1,lin2,win2 to only win1');
+    expect(must).to.not.include('host-network-to-pod from win1 to only cp1,lin1,lin2,win2');
+    expect(must).to.include('pod-to-host-network from win1 to only cp1,lin1,lin2,win2');
   });
 
   it('vxlan FDB flush exists only on vxlan labs', () => {
@@ -104,7 +112,9 @@ describe('fault catalogue', () => {
 
   it("NodePort rules removed on one node break exactly that node's NodePort cells", () => {
     const d = derive(vxlan, 'nodeport-rules-removed', 'win2');
-    expect(d.must).to.deep.equal(['nodeport|nodeport-udp|nodeport-local to only win2']);
+    expect(d.must).to.deep.equal([
+      'nodeport|nodeport-udp|nodeport-local|host-network-to-own-nodeport to only win2',
+    ]);
     expect(d.outcomes).to.deep.equal(['refused']);
     expect(d.actions[0]).to.include({
       kind: 'nft',
@@ -115,7 +125,7 @@ describe('fault catalogue', () => {
 
   it('kube-proxy down on a node breaks its Services and its lookups', () => {
     expect(derive(vxlan, 'clusterip-rules-removed').must).to.deep.equal([
-      'pod-to-service|pod-to-service-udp|hairpin from lin1',
+      'pod-to-service|pod-to-service-udp|hairpin|host-network-to-service from lin1',
       'any cell via dns from lin1',
     ]);
   });
@@ -167,7 +177,7 @@ describe('fault catalogue', () => {
   it('blackholed Windows endpoints break the Windows Service and its NodePorts', () => {
     const d = derive(vxlan, 'windows-endpoints-blackholed');
     expect(d.must).to.deep.equal([
-      'pod-to-service|pod-to-service-udp to any of win1,win2',
+      'pod-to-service|pod-to-service-udp|host-network-to-service to any of win1,win2',
       'hairpin from win1,win2',
       'nodeport-local to only win1,win2',
       'nodeport|nodeport-udp to windows to only win1',
@@ -186,7 +196,7 @@ describe('fault catalogue', () => {
     const d = derive(vxlan, 'node-endpoint-blackholed', 'win2');
     expect(d.targets).to.deep.equal(['win2']);
     expect(d.must).to.deep.equal([
-      'pod-to-service|pod-to-service-udp to any of win2',
+      'pod-to-service|pod-to-service-udp|host-network-to-service to any of win2',
       'hairpin from win2',
       'nodeport-local to only win2',
       'nodeport|nodeport-udp to windows to only win1',

@@ -127,13 +127,20 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
     requires: {},
     actions: (plan, targets) => {
       const table = faultTable('nodeport-rules-removed');
+      const node = only(targets);
       return [
-        { kind: 'nft', node: only(targets).name, table, ruleset: nodePortsRemoved(plan, table) },
+        { kind: 'nft', node: node.name, table, ruleset: nodePortsRemoved(plan, node, table) },
       ];
     },
     impact: (_plan, targets) => ({
       // Via a node without a local endpoint, externalTrafficPolicy Local answers nothing anyway.
-      mustFail: [{ kinds: [...NODEPORT_KINDS, 'nodeport-local'], toAll: [only(targets).name] }],
+      // The node's own NodePort is refused too, also on Windows, which drops it otherwise.
+      mustFail: [
+        {
+          kinds: [...NODEPORT_KINDS, 'nodeport-local', 'host-network-to-own-nodeport'],
+          toAll: [only(targets).name],
+        },
+      ],
       mayFail: [],
       outcomes: ['refused'],
     }),
@@ -154,7 +161,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       const from = [only(targets).name];
       return {
         mustFail: [
-          { kinds: [...SERVICE_KINDS, 'hairpin'], from },
+          { kinds: [...SERVICE_KINDS, 'hairpin', 'host-network-to-service'], from },
           { via: 'dns', from },
         ],
         mayFail: [],
@@ -236,7 +243,15 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       const node = only(targets);
       return {
         mustFail: [
-          { kinds: SERVICE_KINDS, from: [node.name], toOs: node.os },
+          {
+            kinds: [...SERVICE_KINDS, 'host-network-to-service'],
+            from: [node.name],
+            toOs: node.os,
+          },
+          // Its own NodePort from itself, where the node serves it at all (Linux).
+          ...(node.os === 'linux'
+            ? [{ kinds: ['host-network-to-own-nodeport'] as const, toAll: [node.name] }]
+            : []),
           // Its pods' own Services have their one endpoint there: none left, kube-proxy rejects.
           { kinds: ['hairpin'], from: [node.name] },
           // Its Local Service's endpoint there is not local to it any more: dropped (or rejected

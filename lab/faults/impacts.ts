@@ -4,7 +4,7 @@
  * load-balanced over the pods of the row's OS on every node, and names resolve through the
  * cluster DNS pod.
  */
-import { windowsCniConfig } from '../cni/windows-cni-config.ts';
+import { outboundNat, windowsCniConfig } from '../cni/windows-cni-config.ts';
 import type { LabPlan, NodeOs, PlannedNode } from '../plan/lab-plan.ts';
 import { podDnsConfig } from '../cluster/dataplane/cluster-dns.ts';
 import { controlPlane } from '../cluster/cluster-bootstrap.ts';
@@ -26,16 +26,42 @@ export function dnsNode(plan: LabPlan): string {
 export type PathBroken = (from: string, to: string) => boolean;
 
 /**
- * NodePort cells: a NodePort cell sweeps until every backend answered, so one backend cut off
- * from the node whose port is probed fails it.
+ * NodePort cells (`kinds`, on nodes of `oses`): a NodePort cell sweeps until every backend
+ * answered, so one backend cut off from the node whose port is probed fails it. A node's own
+ * NodePort from itself is one of them, on Linux nodes only: Windows nodes never serve it (the
+ * profiles expect its failure), so no fault can turn it red.
  */
-export function nodePortImpact(plan: LabPlan, broken: PathBroken): CellSelector[] {
-  return OSES.flatMap((os) => {
+export function nodePortImpact(
+  plan: LabPlan,
+  broken: PathBroken,
+  kinds: readonly RowKind[] = NODEPORT_KINDS,
+  oses: readonly NodeOs[] = OSES,
+): CellSelector[] {
+  return oses.flatMap((os) => {
     const backends = nodeNames(plan, os);
     return backends
       .filter((node) => backends.some((backend) => broken(node, backend)))
-      .map((node): CellSelector => ({ kinds: NODEPORT_KINDS, toOs: os, toAll: [node] }));
+      .map((node): CellSelector => ({ kinds, toOs: os, toAll: [node] }));
   });
+}
+
+/** NodePort paths that break with Service endpoints lost from some nodes. */
+function nodePortPathsImpact(plan: LabPlan, broken: PathBroken): CellSelector[] {
+  return [
+    ...nodePortImpact(plan, broken),
+    ...nodePortImpact(plan, broken, ['host-network-to-own-nodeport'], ['linux']),
+  ];
+}
+
+/**
+ * Whether `node`'s pods reach the lab network unSNATed (Windows l2bridge: the lab CIDR is in the
+ * OutBoundNAT ExceptionList), so a node answers them at their pod IP; else flannel's masquerade
+ * (Linux) or OutBoundNAT (Windows) make it the node's own address.
+ */
+function podsReachLabUnnated(plan: LabPlan, node: string): boolean {
+  const planned = plan.nodes.find((n) => n.name === node);
+  if (planned?.os !== 'windows') return false;
+  return outboundNat(windowsCniConfig(plan, planned)).exceptions.includes(plan.network.cidr);
 }
 
 /** The Service rows, TCP and UDP: kube-proxy's rules and the faults here treat both alike. */
@@ -69,6 +95,10 @@ export function cutOffImpact(
     { kinds: [kind], from: [cut], [key]: others },
     { kinds: [kind], from: others, [key]: [cut] },
   ];
+  // A node's own traffic: towards the cut pods it has no route; from the cut node, back to its
+  // VXLAN address (in its pod CIDR) no reply finds the way.
+  const fromNodes = (kind: RowKind, key: 'toAll' | 'toAny'): CellSelector[] =>
+    nodeTrafficBothWays ? both(kind, key) : [{ kinds: [kind], from: others, [key]: [cut] }];
   return {
     mustFail: [
       ...both('pod-to-pod', 'toAll'),
@@ -76,8 +106,14 @@ export function cutOffImpact(
       ...both('large-response', 'toAll'),
       // A Service cell sweeps until every endpoint answered: one endpoint across the cut fails it.
       ...SERVICE_KINDS.flatMap((kind) => both(kind, 'toAny')),
+      ...fromNodes('host-network-to-pod', 'toAll'),
+      ...fromNodes('host-network-to-service', 'toAny'),
+      // Pods answered at their own address (not their node's) lose the reply across the cut.
+      ...(podsReachLabUnnated(plan, cut)
+        ? [{ kinds: ['pod-to-host-network'] as const, from: [cut], toAll: others }]
+        : []),
       ...dnsImpact(plan, podPath),
-      ...nodePortImpact(plan, nodePath),
+      ...nodePortPathsImpact(plan, nodePath),
     ],
     mayFail: [],
   };
@@ -93,11 +129,11 @@ export function cutOffImpact(
 export function endpointsLostImpact(plan: LabPlan, nodes: readonly string[]): FaultImpact {
   return {
     mustFail: [
-      { kinds: SERVICE_KINDS, toAny: nodes },
+      { kinds: [...SERVICE_KINDS, 'host-network-to-service'], toAny: nodes },
       { kinds: ['hairpin'], from: nodes },
       // A Local Service via a node sends only to the endpoint on that node.
       { kinds: ['nodeport-local'], toAll: nodes },
-      ...nodePortImpact(plan, (_from, to) => nodes.includes(to)),
+      ...nodePortPathsImpact(plan, (_from, to) => nodes.includes(to)),
       ...(nodes.includes(dnsNode(plan)) ? [{ via: 'dns' as const }] : []),
     ],
     mayFail: [],

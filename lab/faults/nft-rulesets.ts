@@ -29,13 +29,16 @@ function chain(name: string, hook: string, priority: string, rules: string[]): s
   return `chain ${name} {\n    type ${hook.startsWith('nat:') ? 'nat' : 'filter'} hook ${hook.replace('nat:', '')} priority ${priority}; policy accept;\n${body}\n  }`;
 }
 
-/** kube-proxy's NodePort rules gone: untracked packets skip NAT and reach no listener (refused). */
-export function nodePortsRemoved(plan: LabPlan, name: string): string {
+/**
+ * kube-proxy's NodePort rules gone: untracked packets skip NAT and reach no listener (refused),
+ * arriving or sent by the node itself to its own address.
+ */
+export function nodePortsRemoved(plan: LabPlan, node: PlannedNode, name: string): string {
   const { min, max } = plan.kubernetes.nodePortRange;
+  const ports = `meta l4proto { tcp, udp } th dport ${min}-${max} notrack comment "NodePort rules removed"`;
   return table(name, [
-    chain('prerouting', 'prerouting', 'raw', [
-      `fib daddr type local meta l4proto { tcp, udp } th dport ${min}-${max} notrack comment "NodePort rules removed"`,
-    ]),
+    chain('prerouting', 'prerouting', 'raw', [`fib daddr type local ${ports}`]),
+    chain('output', 'output', 'raw', [`ip daddr ${node.ip} ${ports}`]),
   ]);
 }
 

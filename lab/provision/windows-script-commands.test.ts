@@ -9,10 +9,12 @@ import {
   WINDOWS_POWERSHELL_ALIASES,
 } from './windows-builtin-commands.ts';
 import { WINDOWS_INSTALLED_COMMANDS } from './windows-installed-commands.ts';
+import { WINDOWS_IMAGE_COMMANDS } from './windows-image-commands.ts';
 
 const catalogue = {
   builtins: WINDOWS_BUILTIN_COMMANDS,
   installed: WINDOWS_INSTALLED_COMMANDS,
+  images: WINDOWS_IMAGE_COMMANDS,
   aliases: WINDOWS_POWERSHELL_ALIASES,
 };
 

@@ -19,6 +19,7 @@ const catalogue: CommandCatalogue = {
       from: 'HL_ARTIFACT_KUBE_PROXY',
     },
   ],
+  images: [{ name: 'agnhost.exe', image: 'agnhost', doc: 'https://example/hostprocess' }],
   aliases: { '%': 'ForEach-Object' },
 };
 
@@ -74,6 +75,16 @@ describe('judging the commands of Windows scripts', function () {
     expect(findings[1]).to.match(/^x\.ps1:2:6: `%` is an alias of ForEach-Object/);
     expect(findings[2]).to.match(/is not where install\.ps1 puts kube-proxy\.exe/);
     expect(findings[3]).to.match(/runs a script that is not in the project/);
+  });
+
+  it("accepts an image's program only from a HostProcess container's sandbox folder", () => {
+    const findings = (text: string) => check(text).findings;
+    expect(findings('& "$env:CONTAINER_SANDBOX_MOUNT_POINT\\agnhost.exe" netexec')).to.deep.equal(
+      [],
+    );
+    expect(findings('& C:\\agnhost.exe netexec')[0]).to.match(
+      /runs agnhost\.exe of agnhost: a HostProcess container finds it under \$env:CONTAINER_SANDBOX_MOUNT_POINT/,
+    );
   });
 
   it('checks code written to a .ps1 file on its own, without the functions of the script writing it', () => {

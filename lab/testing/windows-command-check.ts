@@ -1,12 +1,14 @@
 /**
  * Judges the commands of Windows scripts: each must be defined by the script or a project script
- * it dot-sources, installed by a project script (at the path it is called by), or a Windows Server
+ * it dot-sources, installed by a project script (at the path it is called by), brought by a
+ * container image (called from a HostProcess container's sandbox folder), or a Windows Server
  * 2022 built-in. Everything else, and whatever the reader could not tell, is a finding.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuiltinCommand } from '../provision/windows-builtin-commands.ts';
 import type { InstalledCommand } from '../provision/windows-installed-commands.ts';
+import type { ImageCommand } from '../provision/windows-image-commands.ts';
 import { readCommands, type ScriptCommands } from './powershell-commands.ts';
 import type { PsParse } from './powershell-parser.ts';
 import type { WindowsScript } from './windows-scripts.ts';
@@ -14,6 +16,8 @@ import type { WindowsScript } from './windows-scripts.ts';
 export interface CommandCatalogue {
   builtins: readonly BuiltinCommand[];
   installed: readonly InstalledCommand[];
+  /** Programs of an image, run by a HostProcess container from its sandbox folder. */
+  images: readonly ImageCommand[];
   /** Alias → command, to name what an alias stands for. */
   aliases: Readonly<Record<string, string>>;
 }
@@ -35,6 +39,7 @@ export function checkCommands(
   const verdict: CommandVerdict = { findings: [], used: new Set() };
   const builtins = new Map(catalogue.builtins.map((b) => [b.name.toLowerCase(), b]));
   const installed = new Map(catalogue.installed.map((i) => [i.name.toLowerCase(), i]));
+  const images = new Map(catalogue.images.map((i) => [i.name.toLowerCase(), i]));
   const aliases = new Map(
     Object.entries(catalogue.aliases).map(([alias, command]) => [alias.toLowerCase(), command]),
   );
@@ -59,6 +64,15 @@ export function checkCommands(
         if (path !== undefined && !paths.includes(path))
           say(
             `${use.at}: \`${written}\` is not where ${install.installedBy} puts ${install.name} (${install.paths.join(', ')})`,
+          );
+        continue;
+      }
+      const image = images.get(name);
+      if (image !== undefined) {
+        verdict.used.add(name);
+        if (!/^["']?\$env:CONTAINER_SANDBOX_MOUNT_POINT\\/i.test(written))
+          say(
+            `${use.at}: \`${written}\` runs ${image.name} of ${image.image}: a HostProcess container finds it under $env:CONTAINER_SANDBOX_MOUNT_POINT`,
           );
         continue;
       }

@@ -29,6 +29,7 @@ import { collectPathEvidence, type PathEvidence } from '../../lab/cluster/path-e
 import type { CellMeta } from '../../lab/contracts/results-file.ts';
 import type { ProbeSpec } from '../model/cell-plan.ts';
 import { probeArgs, probeProgramMs } from './probe-args.ts';
+import { HOST_NETEXEC_PORTS } from '../../lab/cluster/runtime/workload-programs.ts';
 import type {
   DeployedPod,
   LabDriver,
@@ -186,6 +187,12 @@ export class EmulatedDriver implements LabDriver {
       services,
       hairpin,
       local,
+      hostNetwork: this.plan.nodes.map((n) => ({
+        node: n.name,
+        address: n.ip,
+        port: HOST_NETEXEC_PORTS.http,
+        hostname: n.name,
+      })),
       // The outside namespace (or the hypervisor host) reaches the nodes from the lab gateway.
       outsideAddress: this.plan.network.gateway,
       external: { address: externalEcho.address, port: externalEcho.httpPort },
@@ -242,6 +249,12 @@ export class EmulatedDriver implements LabDriver {
   ): Promise<ProbeReply> {
     const namespace = this.#namespace ?? '';
     return this.cluster.probe(pod.name, namespace, probeArgs(request, timeoutMs), {
+      timeoutMs: probeProgramMs(request, timeoutMs) + 5000,
+    });
+  }
+
+  async probeFromNode(node: string, request: ProbeRequest, timeoutMs: number): Promise<ProbeReply> {
+    return this.cluster.probeFromNode(node, probeArgs(request, timeoutMs), {
       timeoutMs: probeProgramMs(request, timeoutMs) + 5000,
     });
   }

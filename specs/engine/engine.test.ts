@@ -223,6 +223,7 @@ function fakeDriver(replies: ProbeReply[], log: string[]): LabDriver {
       return replies.shift() ?? { result: 'ok', body: '10.0.0.1:1' };
     },
     probeFromOutside: () => Promise.resolve({ result: 'ok' }),
+    probeFromNode: () => Promise.resolve({ result: 'ok' }),
     cleanup: () => Promise.resolve(),
     pending: () => [],
     [Symbol.asyncDispose]: () => Promise.resolve(),
@@ -234,6 +235,7 @@ const W: Workloads = {
   pods: [{ name: 'p', node: 'n', os: 'linux', ip: '10.0.0.1', fqdn: 'p' }],
   services: [],
   hairpin: [],
+  hostNetwork: [],
   local: [],
   outsideAddress: '192.168.200.1',
   external: { address: '198.51.100.1', port: 1 },

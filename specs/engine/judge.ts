@@ -57,6 +57,15 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
             detail: `received ${got} of ${check.expect} bytes`,
           };
     }
+    case 'body': {
+      const body = (reply.body ?? '').trim();
+      return body === check.expect
+        ? { outcome: Outcome.Ok, detail: `${check.expect} answered` }
+        : {
+            outcome: Outcome.WrongAnswer,
+            detail: `answered ${JSON.stringify(body.slice(0, 60))}, expected ${check.expect}`,
+          };
+    }
     case 'responds':
       return {
         outcome: Outcome.Ok,

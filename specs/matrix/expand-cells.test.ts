@@ -47,6 +47,20 @@ describe('matrix expansion', () => {
       'pod-to-service-udp/windows-to-windows',
       'hairpin/linux',
       'hairpin/windows',
+      'host-network-to-pod/windows-to-windows',
+      'host-network-to-pod/windows-to-linux',
+      'host-network-to-pod/linux-to-windows',
+      'host-network-to-pod/linux-to-linux',
+      'pod-to-host-network/windows-to-windows',
+      'pod-to-host-network/windows-to-linux',
+      'pod-to-host-network/linux-to-windows',
+      'pod-to-host-network/linux-to-linux',
+      'host-network-to-service/linux-to-windows',
+      'host-network-to-service/windows-to-linux',
+      'host-network-to-service/linux-to-linux',
+      'host-network-to-service/windows-to-windows',
+      'host-network-to-own-nodeport/linux',
+      'host-network-to-own-nodeport/windows',
       'nodeport/external-to-windows-node',
       'nodeport/external-to-linux-node',
       'nodeport-udp/external-to-windows-node',
@@ -70,8 +84,8 @@ describe('matrix expansion', () => {
     expect(new Set(cells.map((c) => c.meta.cell)).size).to.equal(cells.length);
   });
 
-  it('hosts every cell on the default lab (210 cells, none skipped)', () => {
-    expect(cells).to.have.length(210);
+  it('hosts every cell on the default lab (275 cells, none skipped)', () => {
+    expect(cells).to.have.length(275);
     expect(cells.filter((c) => c.skip !== undefined)).to.deep.equal([]);
   });
 
@@ -87,7 +101,23 @@ describe('matrix expansion', () => {
     }
     const large = cells.filter((c) => c.meta.row.startsWith('large-response/'));
     expect(large).to.have.length(names.length * (names.length - 1));
-    for (const row of ['outbound-nat/', 'dns/fqdn/', 'dns-tcp/', 'pod-to-service/', 'hairpin/']) {
+    for (const [row, via] of ['host-network-to-pod/', 'pod-to-host-network/'].map(
+      (r) => [r, 'ip'] as const,
+    )) {
+      const of = cells.filter((c) => c.meta.row.startsWith(row) && c.meta.via === via);
+      const pairs = of.map((c) => `${c.meta.source.node}>${c.meta.target.node}`).sort();
+      const expected = names.flatMap((a) => names.map((b) => `${a}>${b}`));
+      expect(pairs, row).to.deep.equal(expected.sort());
+    }
+    for (const row of [
+      'outbound-nat/',
+      'dns/fqdn/',
+      'dns-tcp/',
+      'pod-to-service/',
+      'hairpin/',
+      'host-network-to-service/',
+      'host-network-to-own-nodeport/',
+    ]) {
       const sources = new Set(
         cells.filter((c) => c.meta.row.startsWith(row)).map((c) => c.meta.source.node),
       );
@@ -117,10 +147,11 @@ describe('matrix expansion', () => {
     expect(cells.filter((c) => c.meta.title.includes('win2'))).to.deep.equal(touching);
     // Today's greps still select their rows.
     const count = (word: string) => titles.filter((t) => t.includes(word)).length;
-    expect(count('nodeport')).to.equal(15);
+    expect(count('nodeport')).to.equal(20);
     expect(count('local')).to.equal(5);
+    expect(count('host-network')).to.equal(25 + 25 + 10 + 5);
     expect(count('outbound-nat')).to.equal(5);
-    expect(count('cross-node')).to.equal(100);
+    expect(count('cross-node')).to.equal(140);
     expect(count('udp')).to.equal(75);
     expect(count('hairpin')).to.equal(10);
     expect(count('tcp')).to.equal(5);
@@ -139,6 +170,8 @@ describe('matrix expansion', () => {
       'pod-to-pod-udp/windows-to-windows/cross-node/none/none/ip',
       'pod-to-pod-udp/windows-to-windows/cross-node/none/none/dns',
       'large-response/windows-to-windows/cross-node/none/none/ip',
+      'host-network-to-pod/windows-to-windows/cross-node/none/none/ip',
+      'pod-to-host-network/windows-to-windows/cross-node/none/none/ip',
       'nodeport-local-none/external-to-windows-node/none/node-ip',
     ]);
     expect(skipped[0]!.skip).to.equal('needs two windows nodes; the lab has 1 windows node');
@@ -253,6 +286,46 @@ describe('matrix expansion', () => {
     const win2 = HYBRID.find((n) => n.name === 'win2')!;
     expect(npUdp.probe!(w).request).to.have.property('base', `udp://${win2.ip}:30181`);
     expect(npUdp.probe!(w).check).to.deep.equal(nodePort.check);
+  });
+
+  it('asks host network cells for the right server, from and to every node', () => {
+    const w = workloads(HYBRID);
+    const toPod = cells.find(
+      (c) => c.meta.cell === 'host-network-to-pod/linux-to-windows/cross-node/lin2/win1/ip',
+    )!;
+    expect(toPod.meta.title).to.equal(
+      'host-network-to-pod linux-to-windows lin2-to-win1 cross-node via ip',
+    );
+    expect(toPod.meta.source).to.include({ node: 'lin2', name: 'host-network' });
+    const target = w.pods.find((p) => p.name === 'netexec-win1-a')!;
+    expect(toPod.probe!(w)).to.deep.equal({
+      from: 'host-network:lin2',
+      request: { kind: 'http', url: `http://${target.ip}:8080/hostname` },
+      check: { kind: 'body', expect: 'netexec-win1-a' },
+    });
+    const toHost = cells.find(
+      (c) => c.meta.cell === 'pod-to-host-network/windows-to-windows/same-node/win2/ip',
+    )!;
+    expect(toHost.probe!(w)).to.deep.equal({
+      from: 'netexec-win2-a',
+      request: { kind: 'http', url: 'http://192.168.200.14:8085/hostname' },
+      check: { kind: 'body', expect: 'win2' },
+    });
+    const svc = cells.find(
+      (c) => c.meta.cell === 'host-network-to-service/windows-to-linux/win1/cluster-ip',
+    )!.probe!(w);
+    expect(svc.from).to.equal('host-network:win1');
+    expect(svc.request).to.deep.include({ base: 'http://10.96.0.20:80', maxRequests: 60 });
+    // Masqueraded off the node: who answered counts, not whom it saw.
+    expect(svc.check).to.deep.equal({
+      kind: 'every-endpoint',
+      expect: ['netexec-cp1-b', 'netexec-lin1-b', 'netexec-lin2-b'],
+    });
+    const own = cells.find(
+      (c) => c.meta.cell === 'host-network-to-own-nodeport/windows/win2/node-ip',
+    )!.probe!(w);
+    expect(own.from).to.equal('host-network:win2');
+    expect(own.request).to.deep.include({ base: 'http://192.168.200.14:30081' });
   });
 
   it("asks Local traffic policy cells for the node's own endpoint with the client address, or for nothing", () => {

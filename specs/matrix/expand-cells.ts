@@ -9,7 +9,14 @@ import {
 } from '../../lab/contracts/cells.ts';
 import type { Endpoint } from '../../lab/contracts/results-file.ts';
 import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
-import type { DeployedPod, DeployedService, SuiteNode, Workloads } from '../model/lab-driver.ts';
+import {
+  hostNetworkSource,
+  type DeployedPod,
+  type DeployedService,
+  type HostNetexec,
+  type SuiteNode,
+  type Workloads,
+} from '../model/lab-driver.ts';
 import {
   LARGE_RESPONSE_BYTES,
   NETEXEC_HTTP_PORT,
@@ -306,6 +313,189 @@ function hairpin(
   );
 }
 
+/** A node's own network as a grid endpoint. */
+function hostEnd(os: Os, node: string): Endpoint {
+  return { os, node, name: 'host-network', label: `${os} node` };
+}
+
+/** The netexec on `node`'s own network, as deployed. */
+function hostNetexec(w: Workloads, node: string): HostNetexec {
+  const found = w.hostNetwork.find((h) => h.node === node);
+  if (found === undefined) throw new Error(`no host-network netexec was deployed on ${node}`);
+  return found;
+}
+
+/**
+ * Host network ↔ pod, every node (same-node) and every ordered pair (cross-node), by address: a
+ * node's own network → a pod (`host-network-to-pod`), or a pod → a node's own address
+ * (`pod-to-host-network`). The answer must come from the target (its /hostname).
+ */
+function hostNetworkPods(
+  row: Extract<MatrixRow, { kind: 'host-network-to-pod' | 'pod-to-host-network' }>,
+  nodes: readonly SuiteNode[],
+): CellPlan[] {
+  const toHost = row.kind === 'pod-to-host-network';
+  return row.placements.flatMap((placement) => {
+    const pairs = nodePairs(row, placement, nodes);
+    const key = (src?: SuiteNode, dst?: SuiteNode): CellKey => ({
+      kind: row.kind,
+      from: row.from,
+      to: row.to,
+      placement,
+      via: 'ip',
+      ...(src === undefined ? {} : { node: src.name }),
+      ...(dst === undefined || placement === 'same-node' ? {} : { peer: dst.name }),
+    });
+    if (pairs.length === 0) {
+      const lacks = nodesOf(nodes, row.from).length === 0 ? row.from : row.to;
+      const need =
+        row.from === row.to && placement === 'cross-node' ? `two ${row.to} nodes` : undefined;
+      return [
+        {
+          meta: {
+            ...ids(key()),
+            title: `${row.kind} ${row.from}-to-${row.to} ${placement} via ip`,
+            source: toHost ? podEnd(row.from, '-') : hostEnd(row.from, '-'),
+            target: toHost ? hostEnd(row.to, '-') : podEnd(row.to, '-'),
+            placement,
+          },
+          skip: lacking(nodes, lacks, need),
+        },
+      ];
+    }
+    return pairs.map(([src, dst]): CellPlan => {
+      const where = placement === 'same-node' ? src.name : `${src.name}-to-${dst.name}`;
+      const podName = toHost
+        ? sourcePod(src.name)
+        : placement === 'same-node'
+          ? backendPod(dst.name)
+          : sourcePod(dst.name);
+      return {
+        meta: {
+          ...ids(key(src, dst)),
+          title: `${row.kind} ${row.from}-to-${row.to} ${where} ${placement} via ip`,
+          source: toHost ? podEnd(row.from, src.name, podName) : hostEnd(row.from, src.name),
+          target: toHost ? hostEnd(row.to, dst.name) : podEnd(row.to, dst.name, podName),
+          placement,
+        },
+        probe: (w): ProbeSpec => {
+          if (toHost) {
+            const host = hostNetexec(w, dst.name);
+            return {
+              from: podName,
+              request: { kind: 'http', url: `http://${host.address}:${host.port}/hostname` },
+              check: { kind: 'body', expect: host.hostname },
+            };
+          }
+          return {
+            from: hostNetworkSource(src.name),
+            request: {
+              kind: 'http',
+              url: `http://${pod(w, podName).ip}:${NETEXEC_HTTP_PORT}/hostname`,
+            },
+            check: { kind: 'body', expect: podName },
+          };
+        },
+      };
+    });
+  });
+}
+
+/** Every node's own network → the Service of `row.to` by ClusterIP; every endpoint must answer. */
+function hostNetworkToService(
+  row: Extract<MatrixRow, { kind: 'host-network-to-service' }>,
+  nodes: readonly SuiteNode[],
+): CellPlan[] {
+  const sources = nodesOf(nodes, row.from);
+  const backends = nodesOf(nodes, row.to);
+  const target = {
+    os: row.to,
+    node: backends.map((n) => n.name).join(',') || '-',
+    name: serviceName(row.to),
+    label: `${row.to} service`,
+  };
+  const key = (node?: string): CellKey => ({
+    kind: row.kind,
+    from: row.from,
+    to: row.to,
+    via: 'cluster-ip',
+    ...(node === undefined ? {} : { node }),
+  });
+  if (sources.length === 0 || backends.length === 0) {
+    const lacks = sources.length === 0 ? row.from : row.to;
+    const meta = {
+      ...ids(key()),
+      title: `${row.kind} ${row.from}-to-${row.to} via cluster-ip`,
+      source: hostEnd(row.from, '-'),
+      target,
+      placement: '',
+    };
+    return [{ meta, skip: lacking(nodes, lacks) }];
+  }
+  return sources.map((src) => ({
+    meta: {
+      ...ids(key(src.name)),
+      title: `${row.kind} ${row.from}-to-${row.to} ${src.name}-to-${backends.map((n) => n.name).join('+')} via cluster-ip`,
+      source: hostEnd(row.from, src.name),
+      target,
+      placement: '',
+    },
+    probe: (w) => {
+      const svc = service(w, row.to);
+      return everyEndpoint(
+        w,
+        row.to,
+        hostNetworkSource(src.name),
+        `http://${svc.clusterIP}:${svc.port}`,
+      );
+    },
+  }));
+}
+
+/** Every node's own network → its own address and its OS's NodePort; every endpoint must answer. */
+function hostNetworkToOwnNodePort(
+  row: Extract<MatrixRow, { kind: 'host-network-to-own-nodeport' }>,
+  nodes: readonly SuiteNode[],
+): CellPlan[] {
+  const sources = nodesOf(nodes, row.from);
+  const key = (node?: string): CellKey => ({
+    kind: row.kind,
+    from: row.from,
+    via: 'node-ip',
+    ...(node === undefined ? {} : { node }),
+  });
+  const target = (node: string): Endpoint => ({
+    os: row.from,
+    node,
+    name: serviceName(row.from),
+    label: `${row.from} node`,
+  });
+  if (sources.length === 0) {
+    const meta = {
+      ...ids(key()),
+      title: `${row.kind} ${row.from} via node-ip`,
+      source: hostEnd(row.from, '-'),
+      target: target('-'),
+      placement: '',
+    };
+    return [{ meta, skip: `the lab has no ${row.from} nodes` }];
+  }
+  return sources.map((node) => ({
+    meta: {
+      ...ids(key(node.name)),
+      title: `${row.kind} ${row.from} ${node.name} via node-ip`,
+      source: hostEnd(row.from, node.name),
+      target: target(node.name),
+      placement: '',
+    },
+    probe: (w) => {
+      const svc = service(w, row.from);
+      const base = `http://${node.ip}:${svc.nodePort}`;
+      return everyEndpoint(w, row.from, hostNetworkSource(node.name), base);
+    },
+  }));
+}
+
 function nodePort(
   row: Extract<MatrixRow, { kind: 'nodeport' | 'nodeport-udp' }>,
   nodes: readonly SuiteNode[],
@@ -541,6 +731,13 @@ export function expandCells(rows: readonly MatrixRow[], nodes: readonly SuiteNod
         return podToService(row, nodes);
       case 'hairpin':
         return hairpin(row, nodes);
+      case 'host-network-to-pod':
+      case 'pod-to-host-network':
+        return hostNetworkPods(row, nodes);
+      case 'host-network-to-service':
+        return hostNetworkToService(row, nodes);
+      case 'host-network-to-own-nodeport':
+        return hostNetworkToOwnNodePort(row, nodes);
       case 'nodeport':
       case 'nodeport-udp':
         return nodePort(row, nodes);

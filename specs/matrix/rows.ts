@@ -46,6 +46,32 @@ export type MatrixRow =
     }
   | {
       /**
+       * Host network paths, every node a source and a target: a node's own network (its
+       * host-network netexec; HostProcess on Windows) → a pod on the same node and on every other
+       * node (`host-network-to-pod`), every node's pod → a node's own address
+       * (`pod-to-host-network`); the right server must answer (its /hostname).
+       */
+      kind: 'host-network-to-pod' | 'pod-to-host-network';
+      from: Os;
+      to: Os;
+      placements: Placement[];
+    }
+  | {
+      /** A node's own network → the Service backed by pods of `to`, by ClusterIP; every endpoint must answer. */
+      kind: 'host-network-to-service';
+      from: Os;
+      to: Os;
+    }
+  | {
+      /**
+       * A node's own network → its own address and the NodePort of its OS's Service; every
+       * endpoint must answer (documented as unsupported on Windows).
+       */
+      kind: 'host-network-to-own-nodeport';
+      from: Os;
+    }
+  | {
+      /**
        * The outside world → NodePort on every node of `to`, over TCP or UDP (the Service's UDP
        * port); one cell per node, every endpoint must answer.
        */
@@ -84,6 +110,16 @@ export type MatrixRow =
     };
 
 const BOTH = ['ip', 'dns'] as const;
+
+/** The four OS pairs of a host network row, same-node where both ends share an OS. */
+function hostNetworkPairs(kind: 'host-network-to-pod' | 'pod-to-host-network'): MatrixRow[] {
+  return [
+    { kind, from: 'windows', to: 'windows', placements: ['same-node', 'cross-node'] },
+    { kind, from: 'windows', to: 'linux', placements: ['cross-node'] },
+    { kind, from: 'linux', to: 'windows', placements: ['cross-node'] },
+    { kind, from: 'linux', to: 'linux', placements: ['same-node', 'cross-node'] },
+  ];
+}
 const SERVICE_VIAS = ['cluster-ip', 'dns'] as const;
 
 export const MATRIX: readonly MatrixRow[] = [
@@ -145,6 +181,14 @@ export const MATRIX: readonly MatrixRow[] = [
   { kind: 'pod-to-service-udp', from: 'windows', to: 'windows', vias: [...SERVICE_VIAS] },
   { kind: 'hairpin', from: 'linux', vias: [...SERVICE_VIAS] },
   { kind: 'hairpin', from: 'windows', vias: [...SERVICE_VIAS] },
+  ...hostNetworkPairs('host-network-to-pod'),
+  ...hostNetworkPairs('pod-to-host-network'),
+  { kind: 'host-network-to-service', from: 'linux', to: 'windows' },
+  { kind: 'host-network-to-service', from: 'windows', to: 'linux' },
+  { kind: 'host-network-to-service', from: 'linux', to: 'linux' },
+  { kind: 'host-network-to-service', from: 'windows', to: 'windows' },
+  { kind: 'host-network-to-own-nodeport', from: 'linux' },
+  { kind: 'host-network-to-own-nodeport', from: 'windows' },
   { kind: 'nodeport', to: 'windows' },
   { kind: 'nodeport', to: 'linux' },
   { kind: 'nodeport-udp', to: 'windows' },

@@ -12,6 +12,8 @@ export type Check =
   | { kind: 'bytes'; expect: number }
   /** Any 2xx answer will do. */
   | { kind: 'responds' }
+  /** The answer's body must be exactly this (a /hostname: the right server answered). */
+  | { kind: 'body'; expect: string }
   /**
    * Every endpoint (pod hostname) in `expect` answered an `endpoints` sweep, every request of it
    * succeeded, and with `source` every endpoint saw that client address; with `only`, no other
@@ -22,7 +24,7 @@ export type Check =
   | { kind: 'not-forwarded' };
 
 export interface ProbeSpec {
-  /** A pod name, or `outside` for the world outside the cluster. */
+  /** A pod name, `outside` for the world outside the cluster, or hostNetworkSource(node). */
   from: string;
   request: ProbeRequest;
   check: Check;

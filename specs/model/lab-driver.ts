@@ -57,12 +57,25 @@ export interface LocalService {
   nodePort: number;
 }
 
+/** A netexec on a node's own network (a host-network pod; HostProcess on Windows). */
+export interface HostNetexec {
+  node: string;
+  /** The node's address. */
+  address: string;
+  /** Its HTTP port on the node. */
+  port: number;
+  /** What its /hostname answers: the node's hostname. */
+  hostname: string;
+}
+
 export interface Workloads {
   namespace: string;
   pods: DeployedPod[];
   services: DeployedService[];
   /** One per node: the Service of that node's source pod alone. */
   hairpin: HairpinService[];
+  /** One per node: probes from the node's own network start there, pods reach it at the node IP. */
+  hostNetwork: HostNetexec[];
   /** One per OS with nodes: its externalTrafficPolicy Local Service. */
   local: LocalService[];
   /**
@@ -110,6 +123,8 @@ export interface LabDriver extends AsyncDisposable {
   probeFromPod(pod: DeployedPod, request: ProbeRequest, timeoutMs: number): Promise<ProbeReply>;
   /** Runs a probe from outside the cluster (the hypervisor host / outside namespace). */
   probeFromOutside(request: ProbeRequest, timeoutMs: number): Promise<ProbeReply>;
+  /** Runs a probe on a node's own network (where its host-network netexec runs). */
+  probeFromNode(node: string, request: ProbeRequest, timeoutMs: number): Promise<ProbeReply>;
   /**
    * Evidence of one cell's path, where the driver can look at the nodes: their state, and one
    * retry of the probe traced through them. Drivers without node access leave it out.
@@ -121,14 +136,28 @@ export interface LabDriver extends AsyncDisposable {
   pending(): string[];
 }
 
-/** Sends a cell's request through `driver`: from the deployed pod it names, or from outside. */
+const HOST_NETWORK_SOURCE = 'host-network:';
+
+/** ProbeSpec.from for a probe on `node`'s own network (pod names never hold a colon). */
+export function hostNetworkSource(node: string): string {
+  return `${HOST_NETWORK_SOURCE}${node}`;
+}
+
+/** Sends a cell's request through `driver`: from the deployed pod it names, a node, or outside. */
 export function sendProbe(
-  driver: Pick<LabDriver, 'probeFromPod' | 'probeFromOutside'>,
+  driver: Pick<LabDriver, 'probeFromPod' | 'probeFromOutside' | 'probeFromNode'>,
   workloads: Workloads,
   spec: ProbeSpec,
   timeoutMs: number,
 ): Promise<ProbeReply> {
   if (spec.from === 'outside') return driver.probeFromOutside(spec.request, timeoutMs);
+  if (spec.from.startsWith(HOST_NETWORK_SOURCE)) {
+    return driver.probeFromNode(
+      spec.from.slice(HOST_NETWORK_SOURCE.length),
+      spec.request,
+      timeoutMs,
+    );
+  }
   const pod = workloads.pods.find((p) => p.name === spec.from);
   if (pod === undefined) throw new Error(`pod ${spec.from} is not deployed`);
   return driver.probeFromPod(pod, spec.request, timeoutMs);

@@ -44,6 +44,11 @@ export function dnsLabel(text: string): string {
   return text.replace(/\./g, '-').slice(0, 63).replace(/-+$/, '');
 }
 
+/** The pod on `node`'s own network (hostNetwork; HostProcess on Windows) running netexec. */
+export function hostNetworkPod(node: string): string {
+  return dnsLabel(`host-${node}`);
+}
+
 /** The ClusterIP Service whose only endpoint is `node`'s source pod: that pod reaching it is hairpin traffic. */
 export function hairpinServiceName(node: string): string {
   return dnsLabel(`hairpin-${node}`);

@@ -83,6 +83,10 @@ describe('report: matrix grid', function () {
       'pod-to-service by node',
       'pod-to-service-udp by node',
       'hairpin by node',
+      'host-network-to-pod by node',
+      'pod-to-host-network by node',
+      'host-network-to-service by node',
+      'host-network-to-own-nodeport by node',
       'nodeport by node',
       'nodeport-udp by node',
       'nodeport-local by node',
@@ -104,20 +108,23 @@ describe('report: matrix grid', function () {
     expect(grids[4]!.targets).to.deep.equal(['linux service', 'windows service']);
     // Rows and columns: Windows nodes first, then Linux, each by name.
     expect(grids[0]!.sources).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
+    // Host network: a node to a pod, every node a row and a column.
+    expect(grids[6]!.sources).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
+    expect(grids[6]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
     // Hairpin: every node's pod to its own Service, one column per OS.
     expect(grids[5]!.sources).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
     expect(grids[5]!.targets).to.have.members([
       "windows pod's own service",
       "linux pod's own service",
     ]);
-    expect(grids[6]!.sources).to.deep.equal(['outside']);
-    expect(grids[6]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
-    expect(grids[7]!.sources).to.deep.equal(['outside']);
-    expect(grids[7]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
+    expect(grids[10]!.sources).to.deep.equal(['outside']);
+    expect(grids[10]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
+    expect(grids[11]!.sources).to.deep.equal(['outside']);
+    expect(grids[11]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
     // Local traffic policy: via the nodes with a local endpoint, then via those without.
-    expect(grids[8]!.targets).to.deep.equal(['win1', 'cp1']);
-    expect(grids[9]!.targets).to.deep.equal(['win2', 'lin1']);
-    expect(grids[10]!.targets).to.deep.equal(['external']);
-    expect(grids[11]!.targets).to.deep.equal(['cluster DNS']);
+    expect(grids[12]!.targets).to.deep.equal(['win1', 'cp1']);
+    expect(grids[13]!.targets).to.deep.equal(['win2', 'lin1']);
+    expect(grids[14]!.targets).to.deep.equal(['external']);
+    expect(grids[15]!.targets).to.deep.equal(['cluster DNS']);
   });
 });

@@ -1,7 +1,7 @@
 /** Compares the cells that failed while a fault was applied with the cells its catalogue entry names. */
 import { matchesCell, type CellRef } from '../../lab/faults/cell-selector.ts';
 import type { FaultImpact } from '../../lab/faults/fault-definition.ts';
-import type { CellResult, Verdict } from '../../lab/contracts/results-file.ts';
+import { isRed, type CellResult, type Verdict } from '../../lab/contracts/results-file.ts';
 
 /** What the catalogue says about one cell under one fault. */
 export type Expectation = 'must-fail' | 'may-fail' | 'pass';
@@ -58,7 +58,7 @@ function statusOf(
   outcomes?: readonly string[],
 ): CellStatus {
   if (cell.verdict === 'skipped') return 'not-hosted';
-  const failed = cell.verdict !== 'pass';
+  const failed = isRed(cell.verdict);
   switch (expectation) {
     case 'must-fail':
       if (!failed) return 'missed';
@@ -105,7 +105,7 @@ export function detect(
   };
 }
 
-/** Cells of a run that did not pass (the lab is green when this is empty). */
+/** Cells of a run that came out red (the lab is green when this is empty). */
 export function failingCells(cells: readonly CellResult[]): string[] {
-  return cells.filter((c) => c.verdict !== 'pass' && c.verdict !== 'skipped').map((c) => c.cell);
+  return cells.filter((c) => isRed(c.verdict)).map((c) => c.cell);
 }

@@ -55,12 +55,13 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
   const hybrid = lab('1-2-2');
 
   it('the default lab expands to the mesh the expectations below are written against', () => {
-    expect(ids(hybrid, /./)).to.have.length(210);
+    expect(ids(hybrid, /./)).to.have.length(275);
   });
 
-  it('NodePort rules removed on win1: exactly its NodePort cells, Local policy included', () => {
+  it('NodePort rules removed on win1: exactly its NodePort cells, Local policy and its own included', () => {
     expect(expected(hybrid, 'nodeport-rules-removed')).to.deep.equal({
       must: [
+        'host-network-to-own-nodeport/windows/win1/node-ip',
         'nodeport/external-to-windows-node/win1/node-ip',
         'nodeport-udp/external-to-windows-node/win1/node-ip',
         'nodeport-local/external-to-windows-node/win1/node-ip',
@@ -69,6 +70,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     });
     // win2 has no local endpoint: its Local node port answers nothing, with the rules or without.
     expect(expected(hybrid, 'nodeport-rules-removed', 'win2').must).to.deep.equal([
+      'host-network-to-own-nodeport/windows/win2/node-ip',
       'nodeport/external-to-windows-node/win2/node-ip',
       'nodeport-udp/external-to-windows-node/win2/node-ip',
     ]);
@@ -101,6 +103,10 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
         '^dns-tcp/windows/win1/',
         '^hairpin/windows/win1/dns$',
         '^nodeport(-udp)?/external-to-windows-node/',
+        // VXLAN: a node speaks from its VTEP address, so node traffic breaks both ways.
+        '^host-network-to-pod/[a-z]+-to-[a-z]+/cross-node/(win1/[a-z0-9]+|[a-z0-9]+/win1)/',
+        '^host-network-to-service/[a-z]+-to-windows/',
+        '^host-network-to-service/windows-to-[a-z]+/win1/',
       ].join('|'),
     );
     expect(expected(hybrid, 'pod-route-removed')).to.deep.equal({
@@ -123,13 +129,19 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(must).to.not.include('nodeport/external-to-windows-node/win1/node-ip');
     expect(must).to.include('nodeport/external-to-windows-node/win2/node-ip');
     expect(must).to.include('nodeport-udp/external-to-windows-node/win2/node-ip');
+    // Node traffic from win1 leaves with its lab address: it comes back; towards win1's pods it cannot.
+    expect(must).to.include('host-network-to-pod/linux-to-windows/cross-node/lin1/win1/ip');
+    expect(must).to.not.include('host-network-to-pod/windows-to-linux/cross-node/win1/lin1/ip');
+    // l2bridge: win1's pods reach the lab network un-NATed, so nodes answer them at their pod IPs.
+    expect(must).to.include('pod-to-host-network/windows-to-linux/cross-node/win1/lin1/ip');
+    expect(must).to.not.include('pod-to-host-network/linux-to-windows/cross-node/lin1/win1/ip');
   });
 
   it('kube-proxy down on lin1: every probe from lin1 through a ClusterIP', () => {
     expect(expected(hybrid, 'clusterip-rules-removed').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-pod(-udp)?\/linux-to-[a-z]+\/(same|cross)-node\/lin1\/.*dns$|^pod-to-service(-udp)?\/linux-to-[a-z]+\/lin1\/|^hairpin\/linux\/lin1\/|^dns\/[a-z-]+\/linux\/lin1\/|^dns-tcp\/linux\/lin1\//,
+        /^pod-to-pod(-udp)?\/linux-to-[a-z]+\/(same|cross)-node\/lin1\/.*dns$|^pod-to-service(-udp)?\/linux-to-[a-z]+\/lin1\/|^hairpin\/linux\/lin1\/|^host-network-to-service\/linux-to-[a-z]+\/lin1\/|^dns\/[a-z-]+\/linux\/lin1\/|^dns-tcp\/linux\/lin1\//,
       ),
     );
   });
@@ -158,7 +170,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'windows-endpoints-blackholed').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/|^nodeport(-udp|-local)?\/external-to-windows-node\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/|^host-network-to-service\/[a-z]+-to-windows\/|^nodeport(-udp|-local)?\/external-to-windows-node\//,
       ),
     );
   });
@@ -167,21 +179,21 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'node-endpoint-blackholed', 'win2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/win2\/|^nodeport(-udp)?\/external-to-windows-node\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/win2\/|^host-network-to-service\/[a-z]+-to-windows\/|^nodeport(-udp)?\/external-to-windows-node\//,
       ),
       may: [],
     });
     expect(expected(hybrid, 'node-endpoint-blackholed', 'lin2').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/lin2\/|^nodeport(-udp)?\/external-to-linux-node\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/lin2\/|^host-network-to-service\/[a-z]+-to-linux\/|^host-network-to-own-nodeport\/linux\/|^nodeport(-udp)?\/external-to-linux-node\//,
       ),
     );
     // cp1 also hosts the cluster DNS pod: the kube-dns Service's one endpoint is gone too.
     expect(expected(hybrid, 'node-endpoint-blackholed', 'cp1').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/cp1\/|^nodeport(-udp)?\/external-to-linux-node\/|^nodeport-local\/external-to-linux-node\/cp1\/|\/dns$/,
+        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/cp1\/|^host-network-to-service\/[a-z]+-to-linux\/|^host-network-to-own-nodeport\/linux\/|^nodeport(-udp)?\/external-to-linux-node\/|^nodeport-local\/external-to-linux-node\/cp1\/|\/dns$/,
       ),
     );
   });

@@ -10,6 +10,7 @@ import { FaultError } from '../../lab/faults/fault-error.ts';
 import type { FaultSession } from '../../lab/faults/fault-session.ts';
 import { notApplicable, selftestNodes } from '../../lab/faults/fault-targets.ts';
 import { detect, failingCells } from './detection.ts';
+import { isRed } from '../../lab/contracts/results-file.ts';
 import {
   selftestTotals,
   type FaultRun,
@@ -41,7 +42,7 @@ async function suiteRun(options: SelftestOptions, dir: string): Promise<SuiteRun
 }
 
 function summary(run: SuiteRun): SuiteSummary {
-  const failing = run.cells.filter((c) => c.verdict !== 'pass' && c.verdict !== 'skipped');
+  const failing = run.cells.filter((c) => isRed(c.verdict));
   const attempts = failing.map((c) => Math.round(c.durationMs / Math.max(1, c.attempts)));
   return {
     resultsDir: run.resultsDir,

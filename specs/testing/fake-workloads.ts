@@ -2,7 +2,7 @@
 import type { SuiteNode, Workloads } from '../model/lab-driver.ts';
 import { podNames } from '../model/workload-names.ts';
 
-/** Pod IPs 10.244.<node>.<10+slot>, Services web-linux 10.96.0.20 and web-windows 10.96.0.21, hairpin-<node> 10.96.1.<10+node>, local-<os> node ports 30280/30281, outside 192.168.200.1. */
+/** Pod IPs 10.244.<node>.<10+slot>, Services web-linux 10.96.0.20 and web-windows 10.96.0.21, hairpin-<node> 10.96.1.<10+node>, local-<os> node ports 30280/30281, outside 192.168.200.1, host netexec at each node's IP:8085. */
 export function fakeWorkloads(nodes: readonly SuiteNode[], namespace = 'ns'): Workloads {
   return {
     namespace,
@@ -29,6 +29,7 @@ export function fakeWorkloads(nodes: readonly SuiteNode[], namespace = 'ns'): Wo
       port: 80,
       fqdn: `hairpin-${n.name}.${namespace}.svc.cluster.local`,
     })),
+    hostNetwork: nodes.map((n) => ({ node: n.name, address: n.ip, port: 8085, hostname: n.name })),
     local: (['linux', 'windows'] as const).map((os, i) => ({
       name: `local-${os}`,
       os,

@@ -3,7 +3,7 @@
  * nftables table on one node that drops one flow in its forward hook, and what its run must show.
  */
 import { expect } from 'chai';
-import type { CellResult } from '../../lab/contracts/results-file.ts';
+import { isRed, type CellResult } from '../../lab/contracts/results-file.ts';
 
 export const FOREIGN_TABLE = 'hl_test_foreign';
 
@@ -20,7 +20,7 @@ export function expectOnlyDroppedCells(
   cells: readonly CellResult[],
   drop: { source: string; target: string; node: string; rule: string },
 ): CellResult[] {
-  const red = cells.filter((c) => c.verdict !== 'pass' && c.verdict !== 'skipped');
+  const red = cells.filter((c) => isRed(c.verdict));
   expect(red.length, 'some cells must turn red').to.be.greaterThan(0);
   for (const cell of red) {
     expect(cell.source.node, cell.cell).to.equal(drop.source);

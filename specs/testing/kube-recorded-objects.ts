@@ -294,12 +294,15 @@ export const RECORDED_RUN_PODS: readonly string[] = Object.keys(RECORDED.pods.un
 /**
  * The status kubelet posted for `pod` on the n-th listNamespacedPod after the creates, until Ready
  * (Pending without conditions, ContainerCreating, Running but not Ready, Ready). A pod the
- * recording does not have follows the recorded pod of its slot on the last node.
+ * recording does not have follows the recorded one of its kind on the last node: a host-network
+ * pod, or a netexec pod of its slot.
  */
 export function statusOnPoll(pod: string, poll: number): V1PodStatus {
   const steps = RECORDED.pods.untilReady;
+  const kind = (name: string) => (name.startsWith('host-') ? 'host' : `slot ${name.at(-1)}`);
   const stand =
-    pod in steps.pods ? pod : RECORDED_RUN_PODS.filter((p) => p.at(-1) === pod.at(-1)).at(-1)!;
+    pod in steps.pods ? pod : RECORDED_RUN_PODS.filter((p) => kind(p) === kind(pod)).at(-1);
+  if (stand === undefined) throw new Error(`no recorded pod stands in for ${pod}`);
   return stepAt(steps, stand, poll)!;
 }
 

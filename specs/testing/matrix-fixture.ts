@@ -108,6 +108,10 @@ class ScriptedDriver implements LabDriver {
     return Promise.resolve({ result: 'ok', body: 'x' });
   }
 
+  probeFromNode(): Promise<ProbeReply> {
+    return Promise.resolve({ result: 'ok', body: 'x' });
+  }
+
   cleanup(): Promise<void> {
     this.cleanedUp = true;
     return Promise.resolve();

@@ -34,7 +34,7 @@ import { format, resolveConfig } from 'prettier';
 import { silentLogger } from '../../lab/log/logger.ts';
 import { runNamespace } from '../../lab/contracts/kubernetes-names.ts';
 import type { ProbeRequest } from '../model/lab-driver.ts';
-import { backsLocalService, podNames } from '../model/workload-names.ts';
+import { backsLocalService, hostNetworkPod, podNames } from '../model/workload-names.ts';
 import { probeCommand } from '../drivers/kubernetes/agnhost-probe.ts';
 import { discoverCluster, type ClusterFacts } from '../drivers/kubernetes/cluster-discovery.ts';
 import { ExecError, execInPod } from '../drivers/kubernetes/exec-in-pod.ts';
@@ -394,6 +394,13 @@ async function main(): Promise<void> {
     dnsDomain: 'cluster.local',
     pods,
     serviceOses: ['linux', 'windows'],
+    hostNetwork: facts.nodes.map((n) => ({
+      node: n.name,
+      name: hostNetworkPod(n.name),
+      nodeHostname: facts.hostnames[n.name] ?? n.name,
+      os: n.os,
+      address: n.ip,
+    })),
     outsideAddress: '192.0.2.2',
     // An echo "the lab runs": the recorder starts none.
     echo: { lab: { address: '192.0.2.1', port: 8099 } },
@@ -419,6 +426,7 @@ async function main(): Promise<void> {
       pods: [],
       serviceOses: [],
       hairpin: [{ node: 'win1', pod: 'netexec-win1-a' }],
+      hostNetwork: [],
     }).hairpin;
     await core.createNamespacedService({ namespace, body: windowsHairpin! });
     const inNamespace = (args: Record<string, unknown>) => args.namespace === namespace;
@@ -446,6 +454,7 @@ async function main(): Promise<void> {
       pods,
       serviceOses: ['linux'],
       hairpin: [],
+      hostNetwork: [],
     });
     const nsAgain = await tape.outcome(() => core.createNamespace({ body: manifests.namespace }));
     const nsMissing = await tape.outcome(() =>
@@ -510,6 +519,7 @@ async function main(): Promise<void> {
         pods: [{ name, nodeHostname: facts.hostnames[node] ?? node, os, localBackend: false }],
         serviceOses: [],
         hairpin: [],
+        hostNetwork: [],
       });
     const unschedulable = render(`netexec-${missingWindows}-a`, missingWindows, 'windows', image);
     const pull = render(

@@ -100,6 +100,8 @@ export interface ClusterState {
    * rules (a stale view: fault injection). Absent or empty: it programs every endpoint.
    */
   staleProxy?: Record<string, string[]>;
+  /** Per node, the pid of the netexec on its own network (what a host-network pod runs). */
+  hostNetexec?: Record<string, number>;
   /**
    * Nodes whose kube-proxy programs externalTrafficPolicy Local as Cluster (fault injection):
    * every endpoint, and the client masqueraded to the node.

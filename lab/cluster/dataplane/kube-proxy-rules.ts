@@ -214,6 +214,16 @@ export function kubeProxyLines(
   services: ServiceEndpoints[],
 ): KubeProxyLines {
   const out = baseLines();
+  if (node.os === 'windows') {
+    // Windows' load balancer does not serve a node's own NodePorts to the node itself (a
+    // documented limitation): the node's own connections to them are dropped.
+    const { min, max } = plan.kubernetes.nodePortRange;
+    for (const proto of ['tcp', 'udp']) {
+      out.nat.rules.unshift(
+        `-A OUTPUT -m addrtype --dst-type LOCAL -p ${proto} -m ${proto} --dport ${min}:${max} ${comment('Windows: local NodePort access from the node itself fails')} -j KUBE-MARK-DROP`,
+      );
+    }
+  }
   for (const { service, endpoints } of services) {
     if (service.type === 'Headless') continue;
     for (const port of service.ports) servicePortLines(plan, node, service, port, endpoints, out);

@@ -36,22 +36,27 @@ export const LOCAL_WORKLOADS: WorkloadLocation = {
 /** agnhost-netexec ports the suite talks to in every pod. */
 export const NETEXEC_HTTP_PORT = 8080;
 export const NETEXEC_UDP_PORT = 8081;
+/** The netexec on every node's own network (a host-network pod): clear of pods' ports and NodePorts. */
+export const HOST_NETEXEC_PORTS = { http: 8085, udp: 8086 } as const;
 export const READY_LINE = /^listening /;
 export const RELOADED_LINE = /^reloaded /;
 
-/** netexec on both agnhost ports; `bind` limits it to one address (all by default). */
+/**
+ * netexec on both agnhost ports (or `ports`); `bind` limits it to one address (all by default).
+ */
 export function netexecArgv(
   hostname: string,
   at: WorkloadLocation = LOCAL_WORKLOADS,
   bind?: string,
+  ports: { http: number; udp: number } = { http: NETEXEC_HTTP_PORT, udp: NETEXEC_UDP_PORT },
 ): string[] {
   return [
     at.node,
     join(at.dir, 'netexec.mjs'),
     '--http-port',
-    String(NETEXEC_HTTP_PORT),
+    String(ports.http),
     '--udp-port',
-    String(NETEXEC_UDP_PORT),
+    String(ports.udp),
     '--hostname',
     hostname,
     ...(bind === undefined ? [] : ['--bind', bind]),

@@ -46,6 +46,8 @@ export function vmHosts(
       return runtime;
     },
     shell,
+    // A VM is the node: its own network is the machine's.
+    nodeNetns: () => undefined,
     outside: {
       runtime: outside,
       ...(plan.external.managed ? { bind: plan.external.address } : {}),

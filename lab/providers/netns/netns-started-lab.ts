@@ -44,6 +44,7 @@ export function netnsHosts(context: ProviderContext, plan: LabPlan): ClusterHost
   return {
     pods: () => runtime,
     shell: (node) => nodeShellFor(context, plan, node),
+    nodeNetns: (node) => nodeNamespace(plan.prefix, node),
     outside: { runtime, netns: outsideNamespace(plan.prefix) },
   };
 }

@@ -93,7 +93,20 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
         'netexec-lin1-b',
         'netexec-win1-a',
         'netexec-win1-b',
+        'host-cp1',
+        'host-lin1',
+        'host-win1',
       ]);
+      // A netexec on every node's own network: hostNetwork, a HostProcess pod on Windows.
+      const hostWin = core.pods.find((p) => p.metadata?.name === 'host-win1')!;
+      expect(hostWin.spec).to.deep.include({ hostNetwork: true });
+      expect(hostWin.spec?.securityContext?.windowsOptions?.hostProcess).to.equal(true);
+      const hostLin = core.pods.find((p) => p.metadata?.name === 'host-lin1')!;
+      expect(hostLin.spec).to.deep.include({ hostNetwork: true });
+      expect(hostLin.spec?.securityContext).to.equal(undefined);
+      expect(workloads.hostNetwork).to.deep.equal(
+        driver.nodes.map((n) => ({ node: n.name, address: n.ip, port: 8085, hostname: n.name })),
+      );
       const win = core.pods.find((p) => p.metadata?.name === 'netexec-win1-a')!;
       expect(win.spec?.nodeSelector).to.deep.equal({
         'kubernetes.io/os': 'windows',
@@ -262,7 +275,7 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     expect(core.createsTooEarly).to.equal(0);
     expect(Object.keys(workloads.pods).length).to.equal(names.length);
     expect(core.pods.map((p) => p.metadata?.name).sort()).to.deep.equal(
-      names.map((p) => p.name).sort(),
+      [...names.map((p) => p.name), 'host-cp1', 'host-lin1', 'host-win1'].sort(),
     );
     await driver.cleanup();
   });
@@ -394,6 +407,21 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     expect(
       await driver.probeFromPod(workloads.pods[0]!, { kind: 'dns', name: 'x' }, 100),
     ).to.include({ result: 'error' });
+  });
+
+  it("probes from a node in its host-network pod, with the node's OS's commands", async () => {
+    const { kubeconfig, facts, exec, options } = driverFixture();
+    const driver = await KubernetesDriver.open(kubeconfig, facts, options);
+    await driver.deploy('r10', podNames(driver.nodes));
+    const request = { kind: 'http' as const, url: 'http://10.244.1.10:8080/hostname' };
+    await driver.probeFromNode('win1', request, 1000);
+    await driver.probeFromNode('lin1', request, 1000);
+    expect(exec.calls.map((c) => [c.pod, c.container, c.command[0]])).to.deep.equal([
+      ['host-win1', 'netexec', 'curl.exe'],
+      ['host-lin1', 'netexec', 'curl'],
+    ]);
+    expect(await driver.probeFromNode('nosuch', request, 1000)).to.include({ result: 'error' });
+    await driver.cleanup();
   });
 
   describe('the outbound-NAT echo sits outside every OutBoundNAT exception list', () => {

@@ -42,7 +42,11 @@ import {
 } from './kubernetes-settings.ts';
 import { SuiteDeployment, type DeploymentSettings } from './suite-deployment.ts';
 import { NETEXEC_CONTAINER } from './suite-manifests.ts';
-import { NETEXEC_HTTP_PORT, backsLocalService } from '../../model/workload-names.ts';
+import {
+  NETEXEC_HTTP_PORT,
+  backsLocalService,
+  hostNetworkPod,
+} from '../../model/workload-names.ts';
 import { routeSourceAddress } from './external-echo.ts';
 
 /** What the caller knows about the lab that the API server does not say. */
@@ -206,6 +210,13 @@ export class KubernetesDriver implements LabDriver {
       dnsDomain: this.#facts.dnsDomain ?? 'cluster.local',
       pods,
       serviceOses: SERVICE_OSES,
+      hostNetwork: this.nodes.map((n) => ({
+        node: n.name,
+        name: hostNetworkPod(n.name),
+        nodeHostname: this.#hostnames[n.name] ?? n.name,
+        os: n.os,
+        address: n.ip,
+      })),
       outsideAddress,
       echo: this.#echo(outsideAddress),
       keepNamespace: settings.keepRunNamespace,
@@ -320,6 +331,14 @@ export class KubernetesDriver implements LabDriver {
     const once = () => this.#execProbe(target, command, request, timeoutMs, pod.os);
     // One exec per connection: Windows pods have no shell to loop in, so the driver sweeps.
     return request.kind === 'endpoints' ? sweepEndpoints(request, once) : once();
+  }
+
+  /** Runs the probe in the node's host-network netexec pod: on the node's own network. */
+  probeFromNode(node: string, request: ProbeRequest, timeoutMs: number): Promise<ProbeReply> {
+    const found = this.nodes.find((n) => n.name === node);
+    if (found === undefined) return Promise.resolve({ result: 'error', error: `no node ${node}` });
+    const pod = { name: hostNetworkPod(node), node, os: found.os, ip: found.ip, fqdn: '' };
+    return this.probeFromPod(pod, request, timeoutMs);
   }
 
   /** Runs one probe command in the pod; an exec that fails or hangs is the probe's error or timeout. */

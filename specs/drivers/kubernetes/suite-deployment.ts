@@ -12,6 +12,7 @@ import type {
   Workloads,
 } from '../../model/lab-driver.ts';
 import { ExternalEcho } from './external-echo.ts';
+import { HOST_NETEXEC_PORTS } from '../../../lab/cluster/runtime/workload-programs.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import {
   apiErrorText,
@@ -37,6 +38,14 @@ export interface DeploymentSettings {
   image: string;
   dnsDomain: string;
   pods: readonly (PodToRender & { node: string })[];
+  /** Every node's host-network netexec pod, with the node's address. */
+  hostNetwork: readonly {
+    node: string;
+    name: string;
+    nodeHostname: string;
+    os: Os;
+    address: string;
+  }[];
   serviceOses: readonly Os[];
   /** The address NodePort probes from outside leave from (Workloads.outsideAddress). */
   outsideAddress: string;
@@ -121,7 +130,7 @@ export class SuiteDeployment implements AsyncDisposable {
       });
     }
     await Promise.all(
-      manifests.pods.map((body) =>
+      [...manifests.pods, ...manifests.hostNetwork].map((body) =>
         this.#api(`create pod ${body.metadata?.name}`, () =>
           this.core.createNamespacedPod({ namespace, body }),
         ),
@@ -146,6 +155,13 @@ export class SuiteDeployment implements AsyncDisposable {
     return {
       namespace,
       pods: this.settings.pods.map((p, i) => this.#deployedPod(p, ready[i]!)),
+      hostNetwork: this.settings.hostNetwork.map(({ node, address, nodeHostname }) => ({
+        node,
+        address,
+        port: HOST_NETEXEC_PORTS.http,
+        // A host-network pod shares the node's UTS namespace: netexec answers its hostname.
+        hostname: nodeHostname,
+      })),
       services: services.map((s, i) => this.#deployedService(this.settings.serviceOses[i]!, s)),
       hairpin,
       local,
@@ -282,7 +298,7 @@ export class SuiteDeployment implements AsyncDisposable {
       return await forPodsReady(
         this.core,
         namespace,
-        this.settings.pods.map((p) => p.name),
+        [...this.settings.pods, ...this.settings.hostNetwork].map((p) => p.name),
         this.#waitOptions(),
       );
     } catch (error) {

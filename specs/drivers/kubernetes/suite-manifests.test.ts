@@ -8,6 +8,7 @@ import {
   renderTemplate,
   type RenderInput,
 } from './suite-manifests.ts';
+import { HOST_NETEXEC_PORTS } from '../../../lab/cluster/runtime/workload-programs.ts';
 
 const input: RenderInput = {
   namespace: 'hybrid-lab-20250101-abc123',
@@ -21,6 +22,10 @@ const input: RenderInput = {
   ],
   serviceOses: ['linux', 'windows'],
   hairpin: [{ node: 'lin1', pod: 'netexec-lin1-a' }],
+  hostNetwork: [
+    { name: 'host-lin1', nodeHostname: 'lin1', os: 'linux' },
+    { name: 'host-win1', nodeHostname: 'win1', os: 'windows' },
+  ],
 };
 
 describe('suite manifests (rendered from manifests/suite)', () => {
@@ -100,6 +105,31 @@ describe('suite manifests (rendered from manifests/suite)', () => {
       Object.entries(windows.spec!.selector!).every(([k, v]) => p.metadata?.labels?.[k] === v),
     );
     expect(selected.map((p) => p.metadata?.name)).to.deep.equal(['netexec-win1-b']);
+  });
+
+  it("renders a netexec on every node's own network: hostNetwork on Linux, HostProcess on Windows", () => {
+    const { hostNetwork } = renderSuiteManifests(input);
+    const [linux, windows] = hostNetwork;
+    expect(linux?.metadata?.name).to.equal('host-lin1');
+    expect(linux?.spec).to.deep.include({ hostNetwork: true });
+    expect(linux?.spec?.nodeSelector).to.deep.equal({
+      'kubernetes.io/os': 'linux',
+      'kubernetes.io/hostname': 'lin1',
+    });
+    const container = linux!.spec!.containers[0]!;
+    // The ports the suite's cells address (HOST_NETEXEC_PORTS), clear of the pods' own.
+    expect(container.args).to.deep.equal(['netexec', '--http-port=8085', '--udp-port=8086']);
+    expect(container.readinessProbe?.httpGet).to.deep.equal({ path: '/healthz', port: 8085 });
+    expect(HOST_NETEXEC_PORTS).to.deep.equal({ http: 8085, udp: 8086 });
+    expect(windows?.spec?.securityContext?.windowsOptions).to.deep.include({ hostProcess: true });
+    expect(windows?.spec).to.deep.include({ hostNetwork: true });
+    const command = windows!.spec!.containers[0]!.command!;
+    expect(command.slice(0, 3)).to.deep.equal(['powershell.exe', '-NoProfile', '-Command']);
+    expect(command[3]).to.include(
+      '"$env:CONTAINER_SANDBOX_MOUNT_POINT\\agnhost.exe" netexec "--http-port=8085"',
+    );
+    // Not a Service backend: no Service selects app=host-netexec.
+    expect(linux?.metadata?.labels).to.include({ app: 'host-netexec' });
   });
 
   it('makes a DNS-label hostname out of pod names built from dotted node names', () => {

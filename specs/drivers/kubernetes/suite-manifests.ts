@@ -44,6 +44,8 @@ export interface RenderInput {
   serviceOses: readonly Os[];
   /** Each node's source pod, which gets a `hairpin-<node>` Service of its own. */
   hairpin: readonly { node: string; pod: string }[];
+  /** Every node, which gets a netexec pod on its own network (hostNetwork; HostProcess on Windows). */
+  hostNetwork: readonly { name: string; nodeHostname: string; os: Os }[];
 }
 
 export interface SuiteManifests {
@@ -54,6 +56,8 @@ export interface SuiteManifests {
   hairpin: V1Service[];
   /** The externalTrafficPolicy Local Services, in the order of `RenderInput.serviceOses`. */
   local: V1Service[];
+  /** The host-network netexec pods, in the order of `RenderInput.hostNetwork`. */
+  hostNetwork: V1Pod[];
 }
 
 /** A pod hostname must be one DNS label. */
@@ -130,6 +134,15 @@ export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): Su
           name: hairpinServiceName(node),
           podHostname: podHostname(pod),
         }) as V1Service,
+    ),
+    hostNetwork: input.hostNetwork.map(
+      (pod) =>
+        renderTemplate(at(`host-netexec-pod-${pod.os}.yaml`), {
+          ...common,
+          name: pod.name,
+          node: pod.nodeHostname,
+          image: input.image,
+        }) as V1Pod,
     ),
     local: input.serviceOses.map(
       (os) =>
