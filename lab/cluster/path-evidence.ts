@@ -252,7 +252,8 @@ function lastRewrite(nodes: readonly string[], lines: readonly string[][], nat: 
   return last;
 }
 
-function cap(text: string): string {
+/** `text` cut at EVIDENCE_FILE_MAX_BYTES, saying so. */
+export function cap(text: string): string {
   if (Buffer.byteLength(text) <= EVIDENCE_FILE_MAX_BYTES) return text;
   return `${Buffer.from(text).subarray(0, EVIDENCE_FILE_MAX_BYTES).toString('utf8')}\n[cut at ${EVIDENCE_FILE_MAX_BYTES} bytes]\n`;
 }

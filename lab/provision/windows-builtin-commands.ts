@@ -49,6 +49,7 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
     'Get-ChildItem',
     'Get-Content',
     'Get-Item',
+    'Get-ItemProperty',
     'Get-Service',
     'Join-Path',
     'Move-Item',
@@ -56,6 +57,7 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
     'New-ItemProperty',
     'Remove-Item',
     'Remove-ItemProperty',
+    'Rename-Computer',
     'Resolve-Path',
     'Restart-Service',
     'Set-Content',
@@ -73,6 +75,7 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
   ...[
     'ConvertFrom-Json',
     'ConvertTo-Json',
+    'Format-Table',
     'Get-FileHash',
     'Invoke-WebRequest',
     'New-Object',
@@ -117,11 +120,13 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
     module: 'NetSecurity',
     doc: `${learn}/powershell/module/netsecurity/${name.toLowerCase()}?view=windowsserver2022-ps`,
   })),
-  ...['Get-NetIPAddress', 'Get-NetRoute', 'New-NetRoute', 'Remove-NetRoute'].map((name) => ({
-    name,
-    module: 'NetTCPIP',
-    doc: `${learn}/powershell/module/nettcpip/${name.toLowerCase()}?view=windowsserver2022-ps`,
-  })),
+  ...['Get-NetIPAddress', 'Get-NetNeighbor', 'Get-NetRoute', 'New-NetRoute', 'Remove-NetRoute'].map(
+    (name) => ({
+      name,
+      module: 'NetTCPIP',
+      doc: `${learn}/powershell/module/nettcpip/${name.toLowerCase()}?view=windowsserver2022-ps`,
+    }),
+  ),
   ...['Get-NetConnectionProfile', 'Set-NetConnectionProfile'].map((name) => ({
     name,
     module: 'NetConnection',
@@ -142,16 +147,21 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
     module: 'Storage',
     doc: `${learn}/powershell/module/storage/optimize-volume?view=windowsserver2022-ps`,
   },
-  {
-    name: 'Get-HnsNetwork',
+  ...['Get-HnsEndpoint', 'Get-HnsNetwork', 'Get-HnsPolicyList'].map((name) => ({
+    name,
     module: 'HostNetworkingService',
-    doc: `${learn}/powershell/module/hostnetworkingservice/get-hnsnetwork?view=windowsserver2022-ps`,
-  },
+    doc: `${learn}/powershell/module/hostnetworkingservice/${name.toLowerCase()}?view=windowsserver2022-ps`,
+  })),
   // Programs in %SystemRoot%\System32
   {
     name: 'Dism.exe',
     module: 'executable',
     doc: `${learn}/windows-hardware/manufacture/desktop/what-is-dism`,
+  },
+  {
+    name: 'pktmon.exe',
+    module: 'executable',
+    doc: `${learn}/windows-server/administration/windows-commands/pktmon`,
   },
   {
     name: 'icacls.exe',

@@ -28,6 +28,10 @@ import { sweepEndpoints } from '../../../lab/cluster/workload/endpoint-sweep.mjs
 import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
 import type { NodeShell } from '../../../lab/remote/node-shell.ts';
 import { collectPathEvidence, type PathEvidence } from '../../../lab/cluster/path-evidence.ts';
+import {
+  collectWindowsEvidence,
+  withWindowsEvidence,
+} from '../../../lab/cluster/windows-path-evidence.ts';
 import type { CellMeta } from '../../../lab/contracts/results-file.ts';
 import type { ProbeSpec } from '../../model/cell-plan.ts';
 import {
@@ -231,9 +235,9 @@ export class KubernetesDriver implements LabDriver {
 
   /**
    * Path evidence of a failing cell from the lab's own node shells (absent for an existing
-   * cluster): the cell's Linux nodes and those of the cluster DNS pods for lookups, traced for
-   * packets between the run's pods there, the nodes, the Services, the cluster DNS and the echo.
-   * Windows nodes are named in the path but give no HNS view yet.
+   * cluster): the cell's nodes and those of the cluster DNS pods for lookups. Linux nodes trace a
+   * retry with nftables, Windows nodes capture another with pktmon and show HNS's view; packets
+   * between the run's pods there, the nodes, the Services, the cluster DNS and the echo.
    */
   async pathEvidence(cell: CellMeta, spec: ProbeSpec, timeoutMs: number): Promise<PathEvidence> {
     const shellOf = this.#options.nodeShell;
@@ -245,25 +249,37 @@ export class KubernetesDriver implements LabDriver {
     const onPath = [
       ...new Set([cell.source.node, ...cell.target.node.split(','), ...dns.nodes]),
     ].flatMap((name) => this.nodes.filter((n) => n.name === name));
+    const names = onPath.map((n) => n.name);
+    const flow = [
+      ...new Set([
+        ...workloads.pods.filter((p) => names.includes(p.node)).map((p) => p.ip),
+        ...onPath.map((n) => n.ip),
+        ...[...workloads.services, ...workloads.hairpin].map((s) => s.clusterIP),
+        ...dns.addresses,
+        workloads.external.address,
+        workloads.outsideAddress,
+      ]),
+    ].filter((a) => a !== '');
+    const retry = () => sendProbe(this, workloads, spec, timeoutMs);
     const linux = onPath.filter((n) => n.os === 'linux').map((n) => n.name);
-    const addresses = new Set([
-      ...workloads.pods.filter((p) => linux.includes(p.node)).map((p) => p.ip),
-      ...onPath.map((n) => n.ip),
-      ...[...workloads.services, ...workloads.hairpin].map((s) => s.clusterIP),
-      ...dns.addresses,
-      workloads.external.address,
-      workloads.outsideAddress,
-    ]);
-    const evidence = await collectPathEvidence(shellOf, {
-      nodes: linux,
-      addresses: [...addresses].filter((a) => a !== ''),
-      retry: () => sendProbe(this, workloads, spec, timeoutMs),
-      retryMs: probeProgramMs(spec.request, timeoutMs),
-    });
+    const traced =
+      linux.length === 0
+        ? undefined
+        : await collectPathEvidence(shellOf, {
+            nodes: linux,
+            addresses: flow,
+            retry,
+            retryMs: probeProgramMs(spec.request, timeoutMs),
+          });
+    // Windows nodes capture around a retry of their own: nftables tracing is Linux's.
     const windows = onPath.filter((n) => n.os === 'windows').map((n) => n.name);
-    if (windows.length === 0) return evidence;
-    const note = `not collected on Windows node(s) ${windows.join(', ')}: no HNS view yet`;
-    return { ...evidence, path: `${evidence.path}\n${note}\n` };
+    const captures = await Promise.all(
+      windows.map(async (node) => ({
+        node,
+        ...(await collectWindowsEvidence(shellOf(node), flow, retry)),
+      })),
+    );
+    return withWindowsEvidence(traced, captures);
   }
 
   /** The cluster DNS: its Service address, its pods' addresses and nodes (none when unreadable). */

@@ -1,0 +1,41 @@
+# Path evidence on a Windows node. windows-path-evidence.ts (beside it) sends this file with one
+# call appended (-EncodedCommand): Start-HlCapture before the probe's retry, Stop-HlCapture and
+# Write-HlNodeView after it. Every part is printed under a `==hl-evidence== FILE` line.
+Set-StrictMode -Version Latest
+$ErrorActionPreference = 'Continue'
+$HlEvidenceEtl = 'C:\Windows\Temp\hl-evidence.etl'
+$HlEvidenceText = 'C:\Windows\Temp\hl-evidence.txt'
+
+# HNS's own view: networks, endpoints and the load-balancer policy lists VFP applies, as JSON;
+# then the node's IPv4 routes and neighbours.
+function Write-HlNodeView {
+  Write-Output '==hl-evidence== hns-networks.json'
+  Get-HnsNetwork | ConvertTo-Json -Depth 20
+  Write-Output '==hl-evidence== hns-endpoints.json'
+  Get-HnsEndpoint | ConvertTo-Json -Depth 20
+  Write-Output '==hl-evidence== hns-policylists.json'
+  Get-HnsPolicyList | ConvertTo-Json -Depth 20
+  Write-Output '==hl-evidence== routes.txt'
+  Get-NetRoute -AddressFamily IPv4 | Format-Table -AutoSize | Out-String -Width 4096
+  Write-Output '==hl-evidence== neighbours.txt'
+  Get-NetNeighbor -AddressFamily IPv4 | Format-Table -AutoSize | Out-String -Width 4096
+}
+
+# A packet capture of the flow's addresses (one pktmon filter each), every component, whole packets.
+function Start-HlCapture([string[]]$Addresses) {
+  pktmon.exe filter remove | Out-Null
+  foreach ($address in $Addresses) {
+    pktmon.exe filter add "hl-$address" -i $address | Out-Null
+  }
+  pktmon.exe start --capture --pkt-size 0 --file-name $HlEvidenceEtl | Out-Null
+}
+
+# Ends the capture, prints it as text (drops name their reason and component), removes the files.
+function Stop-HlCapture {
+  pktmon.exe stop | Out-Null
+  pktmon.exe etl2txt $HlEvidenceEtl --out $HlEvidenceText | Out-Null
+  Write-Output '==hl-evidence== pktmon.txt'
+  Get-Content -Path $HlEvidenceText
+  pktmon.exe filter remove | Out-Null
+  Remove-Item -Force -Path $HlEvidenceEtl, $HlEvidenceText
+}

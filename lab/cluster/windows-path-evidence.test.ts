@@ -1,0 +1,118 @@
+import { expect } from 'chai';
+import type { RunResult } from '../exec/command-runner.ts';
+import type { NodeShell } from '../remote/node-shell.ts';
+import {
+  collectWindowsEvidence,
+  evidenceCommand,
+  sections,
+  withWindowsEvidence,
+} from './windows-path-evidence.ts';
+
+/** What the script prints on a node that dropped the flow (pktmon etl2txt lines, abridged). */
+const AFTER_RETRY = [
+  '==hl-evidence== pktmon.txt',
+  '[00]0000.0000::2026-11-25 10:00:00.000 [Microsoft-Windows-PktMon] PktGroupId 1, PktNumber 1, Appearance 1, Direction Rx , Type Ethernet , Component 13, Edge 1, Filter 1, OriginalSize 74, LoggedSize 74',
+  '[00]0000.0000::2026-11-25 10:00:00.000 [Microsoft-Windows-PktMon] Drop: PktGroupId 1, PktNumber 1, Appearance 2, Direction Rx , Type Ethernet , Component 27, Filter 1, DropReason Filtered VLAN , DropLocation 0xE000000E',
+  '==hl-evidence== hns-networks.json',
+  '[{ "Name": "vxlan0", "Type": "Overlay" }]\r',
+  '==hl-evidence== routes.txt',
+  'ifIndex DestinationPrefix NextHop',
+].join('\n');
+
+/** A Windows node shell that answers the two evidence calls and records them. */
+function windowsShell(afterRetry = AFTER_RETRY): NodeShell & { calls: string[][] } {
+  const calls: string[][] = [];
+  return {
+    node: 'win1',
+    calls,
+    exec(argv: readonly string[]): Promise<RunResult> {
+      calls.push([...argv]);
+      const call = Buffer.from(argv.at(-1)!, 'base64').toString('utf16le');
+      const stdout = call.trimEnd().endsWith('Write-HlNodeView') ? afterRetry : '';
+      return Promise.resolve({ exitCode: 0, stdout, stderr: '', timedOut: false } as RunResult);
+    },
+  };
+}
+
+describe('path evidence on Windows nodes (pktmon, HNS)', () => {
+  it('runs the evidence script encoded for PowerShell, with one call appended', () => {
+    const argv = evidenceCommand("Start-HlCapture -Addresses @('10.244.3.2')");
+    expect(argv.slice(0, 4)).to.deep.equal([
+      'powershell.exe',
+      '-NoProfile',
+      '-NonInteractive',
+      '-EncodedCommand',
+    ]);
+    const script = Buffer.from(argv[4]!, 'base64').toString('utf16le');
+    expect(script).to.include('function Start-HlCapture');
+    expect(script.trimEnd().split('\n').at(-1)).to.equal(
+      "Start-HlCapture -Addresses @('10.244.3.2')",
+    );
+  });
+
+  it('captures around the retry, then reads the capture and the HNS view; a drop names the node', async () => {
+    const shell = windowsShell();
+    const order: string[] = [];
+    const retry = () => {
+      order.push(`retry after ${shell.calls.length} call(s)`);
+      return Promise.resolve();
+    };
+    const evidence = await collectWindowsEvidence(
+      shell,
+      ['10.244.3.2', 'not-an-ip', '10.96.0.3'],
+      retry,
+    );
+    expect(order).to.deep.equal(['retry after 1 call(s)']);
+    const calls = shell.calls.map((argv) =>
+      Buffer.from(argv.at(-1)!, 'base64').toString('utf16le').trimEnd().split('\n').at(-1),
+    );
+    expect(calls).to.deep.equal([
+      "Start-HlCapture -Addresses @('10.244.3.2','10.96.0.3')",
+      'Stop-HlCapture; Write-HlNodeView',
+    ]);
+    expect(Object.keys(evidence.files)).to.deep.equal([
+      'pktmon.txt',
+      'hns-networks.json',
+      'routes.txt',
+    ]);
+    expect(evidence.files['hns-networks.json']).to.equal(
+      '[{ "Name": "vxlan0", "Type": "Overlay" }]\n',
+    );
+    expect(evidence.drop).to.match(
+      /^dropped on win1 \(pktmon\): .*Drop: .*DropReason Filtered VLAN/,
+    );
+  });
+
+  it("heads the evidence with a Linux node's drop, else a Windows one, else the trace's word", () => {
+    const traced = {
+      diedAt: 'no rule dropped it; seen on lin1, never on lin2: lost between them',
+      path: 'no rule dropped it; seen on lin1, never on lin2: lost between them\n\n== lin1: 3 trace lines',
+      nodes: [{ node: 'lin1', files: { 'routes.txt': '' } }],
+    };
+    const capture = { node: 'win1', drop: 'dropped on win1 (pktmon): Drop: …', files: {} };
+    const merged = withWindowsEvidence(traced, [capture]);
+    expect(merged.diedAt).to.equal(capture.drop);
+    expect(merged.path.split('\n')).to.include('== lin1: 3 trace lines');
+    expect(merged.path.split('\n')).to.include(
+      '== win1 (Windows, pktmon): dropped on win1 (pktmon): Drop: …',
+    );
+    expect(merged.nodes.map((n) => n.node)).to.deep.equal(['lin1', 'win1']);
+    const linuxDrop = {
+      ...traced,
+      diedAt: 'dropped on lin1: inet table x, chain y: rule `z` (drop)',
+    };
+    expect(withWindowsEvidence(linuxDrop, [capture]).diedAt).to.equal(linuxDrop.diedAt);
+    expect(withWindowsEvidence(undefined, [{ node: 'win1', files: {} }]).diedAt).to.equal(
+      'no drop in the pktmon capture on win1',
+    );
+  });
+
+  it('splits the output at its section lines, dropping what comes before the first', () => {
+    expect(sections('noise\n==hl-evidence== a.txt\none\r\n==hl-evidence== b.json\n')).to.deep.equal(
+      {
+        'a.txt': 'one\n',
+        'b.json': '\n',
+      },
+    );
+  });
+});
