@@ -8,15 +8,16 @@ const MIN = 60_000;
 export const REBOOT_REQUIRED = 3010;
 
 /**
- * Everything a Linux node needs before it can run kubeadm. A VM gets its kernel settings,
- * containerd and the Kubernetes binaries installed; a namespace node has them from its
- * provider (which runs containerd and the kubelet's supervisor). Both import the images; with
+ * Everything a Linux node needs before it can run kubeadm. A VM gets its node name as hostname,
+ * its kernel settings, containerd and the Kubernetes binaries installed; a namespace node has
+ * them from its provider (which names it and runs containerd and the kubelet's supervisor). Both import the images; with
  * the bridge plugin, both get its config, routes and masquerade rule.
  */
 export function linuxBaseSteps(needs: ClusterNeeds): ScriptStep[] {
   return [
     ...(needs.runtime === 'install'
       ? [
+          { id: 'hostname', script: 'set-hostname.sh', timeoutMs: 2 * MIN },
           { id: 'kernel', script: 'prepare-kernel.sh', timeoutMs: 2 * MIN },
           { id: 'containerd', script: 'install-containerd.sh', timeoutMs: 15 * MIN },
           { id: 'kubernetes', script: 'install-kubernetes.sh', timeoutMs: 15 * MIN },
@@ -39,6 +40,12 @@ export function controlPlaneSteps(): { init: ScriptStep[]; addons: ScriptStep[] 
 /** Everything a Windows node needs before it can join. */
 export function windowsBaseSteps(): ScriptStep[] {
   return [
+    {
+      id: 'hostname',
+      script: 'set-hostname.ps1',
+      timeoutMs: 5 * MIN,
+      rebootExitCode: REBOOT_REQUIRED,
+    },
     {
       id: 'containers-feature',
       script: 'install-containers-feature.ps1',

@@ -140,6 +140,13 @@ export class LinuxStepsCheck {
       filesBelow(this.options.cache, DEBIAN_REPO_DIR).length + images,
     );
     expect(changes.kernel).to.be.greaterThan(0);
+    const names = await this.root(
+      'hostname; getent hosts "$(hostname)" >/dev/null && echo resolves',
+    );
+    expect(names.stdout.trim().split('\n'), 'hostname = node name, resolvable').to.deep.equal([
+      this.node.name,
+      'resolves',
+    ]);
     expect(changes.containerd).to.be.greaterThan(0);
     expect(changes.images).to.equal(images);
     if (!('external-route' in (this.options.without ?? {}))) {
