@@ -23,6 +23,8 @@ export const ROW_KINDS = [
   'nodeport-local',
   'nodeport-local-none',
   'outbound-nat',
+  'icmp',
+  'icmp-outbound',
   'dns',
   'dns-tcp',
 ] as const;
@@ -47,7 +49,8 @@ export type RowKey =
         | 'pod-to-service-udp'
         | 'host-network-to-pod'
         | 'pod-to-host-network'
-        | 'host-network-to-service';
+        | 'host-network-to-service'
+        | 'icmp';
       from: Os;
       to: Os;
     }
@@ -61,7 +64,8 @@ export type RowKey =
    * endpoint (`nodeport-local`) or without one (`nodeport-local-none`).
    */
   | { kind: 'nodeport' | 'nodeport-udp' | 'nodeport-local' | 'nodeport-local-none'; to: Os }
-  | { kind: 'outbound-nat'; from: Os }
+  /** Pods of `from` → outside the cluster: TCP (`outbound-nat`) or an ICMP echo (`icmp-outbound`). */
+  | { kind: 'outbound-nat' | 'icmp-outbound'; from: Os }
   | { kind: 'dns'; from: Os; lookup: DnsLookup }
   /** A pod's own nameserver asked over TCP for a Service's fully qualified name. */
   | { kind: 'dns-tcp'; from: Os };
@@ -88,6 +92,7 @@ export function rowId(row: RowKey): string {
     case 'host-network-to-pod':
     case 'pod-to-host-network':
     case 'host-network-to-service':
+    case 'icmp':
       return `${row.kind}/${row.from}-to-${row.to}`;
     case 'nodeport':
     case 'nodeport-udp':
@@ -97,6 +102,7 @@ export function rowId(row: RowKey): string {
     case 'hairpin':
     case 'host-network-to-own-nodeport':
     case 'outbound-nat':
+    case 'icmp-outbound':
     case 'dns-tcp':
       return `${row.kind}/${row.from}`;
     case 'dns':
@@ -116,7 +122,8 @@ export function cellId(cell: CellKey): string {
     case 'pod-to-pod-udp':
     case 'large-response':
     case 'host-network-to-pod':
-    case 'pod-to-host-network': {
+    case 'pod-to-host-network':
+    case 'icmp': {
       const placement = cell.placement ?? 'cross-node';
       const nodes = placement === 'same-node' ? node : `${node}/${cell.peer ?? 'none'}`;
       return `${row}/${placement}/${nodes}/${cell.via}`;
@@ -128,6 +135,7 @@ export function cellId(cell: CellKey): string {
     case 'hairpin':
     case 'host-network-to-own-nodeport':
     case 'outbound-nat':
+    case 'icmp-outbound':
     case 'pod-to-service':
     case 'pod-to-service-udp':
     case 'host-network-to-service':
@@ -142,9 +150,10 @@ type PodPairKind =
   | 'pod-to-pod-udp'
   | 'large-response'
   | 'host-network-to-pod'
-  | 'pod-to-host-network';
+  | 'pod-to-host-network'
+  | 'icmp';
 const PAIR_KINDS =
-  '(pod-to-pod|pod-to-pod-udp|large-response|host-network-to-pod|pod-to-host-network)';
+  '(pod-to-pod|pod-to-pod-udp|large-response|host-network-to-pod|pod-to-host-network|icmp)';
 type NodePortKind = Extract<RowKey, { to: Os; from?: never }>['kind'];
 const OS = '(linux|windows)';
 const VIA = '(ip|dns|cluster-ip|node-ip)';
@@ -198,10 +207,11 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
   },
   {
     pattern: new RegExp(
-      `^(hairpin|host-network-to-own-nodeport|outbound-nat|dns-tcp)/${OS}/${NODE}/${VIA}$`,
+      `^(hairpin|host-network-to-own-nodeport|outbound-nat|icmp-outbound|dns-tcp)/${OS}/${NODE}/${VIA}$`,
     ),
     key: (m) => ({
-      kind: m[1] as 'hairpin' | 'host-network-to-own-nodeport' | 'outbound-nat' | 'dns-tcp',
+      kind: m[1] as
+        'hairpin' | 'host-network-to-own-nodeport' | 'outbound-nat' | 'icmp-outbound' | 'dns-tcp',
       from: m[2] as Os,
       ...nodePart('node', m[3]!),
       via: m[4] as Via,
@@ -242,7 +252,7 @@ export function sourceOs(cell: CellKey): Os | 'external' {
 export function targetOs(cell: CellKey): Os | 'external' | 'cluster-dns' {
   if ('to' in cell) return cell.to;
   if (cell.kind === 'hairpin' || cell.kind === 'host-network-to-own-nodeport') return cell.from;
-  return cell.kind === 'outbound-nat' ? 'external' : 'cluster-dns';
+  return cell.kind === 'outbound-nat' || cell.kind === 'icmp-outbound' ? 'external' : 'cluster-dns';
 }
 
 /**

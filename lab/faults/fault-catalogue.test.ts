@@ -68,6 +68,8 @@ describe('fault catalogue', () => {
       'pod-to-pod-udp from cp1,lin1,lin2,win2 to only win1',
       'large-response from win1 to only cp1,lin1,lin2,win2',
       'large-response from cp1,lin1,lin2,win2 to only win1',
+      'icmp from win1 to only cp1,lin1,lin2,win2',
+      'icmp from cp1,lin1,lin2,win2 to only win1',
       'pod-to-service from win1 to any of cp1,lin1,lin2,win2',
       'pod-to-service from cp1,lin1,lin2,win2 to any of win1',
       'pod-to-service-udp from win1 to any of cp1,lin1,lin2,win2',
@@ -131,8 +133,12 @@ describe('fault catalogue', () => {
   });
 
   it('masquerade off acts on every Linux node, or the one --node names', () => {
-    expect(derive(vxlan, 'masquerade-off').must).to.deep.equal(['outbound-nat from cp1,lin1,lin2']);
-    expect(derive(vxlan, 'masquerade-off', 'lin2').must).to.deep.equal(['outbound-nat from lin2']);
+    expect(derive(vxlan, 'masquerade-off').must).to.deep.equal([
+      'outbound-nat|icmp-outbound from cp1,lin1,lin2',
+    ]);
+    expect(derive(vxlan, 'masquerade-off', 'lin2').must).to.deep.equal([
+      'outbound-nat|icmp-outbound from lin2',
+    ]);
   });
 
   it("ExceptionList faults edit every Windows node's config and expect wrong-source-ip", () => {
@@ -149,8 +155,8 @@ describe('fault catalogue', () => {
         forgetFlowsFrom: podCidr,
       })),
     );
-    expect(pods.must).to.deep.equal(['pod-to-pod|pod-to-pod-udp from win1,win2']);
-    expect(pods.outcomes).to.deep.equal(['wrong-source-ip']);
+    expect(pods.must).to.deep.equal(['pod-to-pod|pod-to-pod-udp|icmp from win1,win2']);
+    expect(pods.outcomes).to.deep.equal(['wrong-source-ip', 'timeout']);
     expect(derive(vxlan, 'exception-list-no-service-cidr', 'win2').must).to.deep.equal([
       'pod-to-service|pod-to-service-udp from win2',
     ]);
@@ -218,12 +224,12 @@ describe('fault catalogue', () => {
       'ip saddr 10.244.4.0/24 ip daddr { 10.244.0.0/24, 10.244.1.0/24, 10.244.2.0/24 } ct state new drop',
     );
     expect(d.must).to.deep.equal([
-      'pod-to-pod|pod-to-pod-udp|large-response|pod-to-service|pod-to-service-udp to linux from win2',
+      'pod-to-pod|pod-to-pod-udp|large-response|icmp|pod-to-service|pod-to-service-udp to linux from win2',
       'any cell via dns from win2',
     ]);
     // Linux nodes share the DNS pod's OS: their lookups are not cut.
     expect(derive(vxlan, 'pods-cut-from-other-os', 'lin2').must).to.deep.equal([
-      'pod-to-pod|pod-to-pod-udp|large-response|pod-to-service|pod-to-service-udp to windows from lin2',
+      'pod-to-pod|pod-to-pod-udp|large-response|icmp|pod-to-service|pod-to-service-udp to windows from lin2',
     ]);
   });
 

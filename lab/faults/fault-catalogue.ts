@@ -20,6 +20,7 @@ import {
   endpointsBlackholed,
   faultTable,
   hairpinMasqueradeMissing,
+  icmpToPodsDropped,
   ingressMtu,
   masqueradeOff,
   newConnectionsDropped,
@@ -46,6 +47,7 @@ function exceptionListFault(
   summary: string,
   cidr: (plan: LabPlan) => string,
   kinds: readonly RowKind[],
+  outcomes: readonly string[] = ['wrong-source-ip'],
 ): FaultDefinition {
   return {
     id,
@@ -63,7 +65,7 @@ function exceptionListFault(
     impact: (_plan, targets) => ({
       mustFail: [{ kinds, from: names(targets) }],
       mayFail: [],
-      outcomes: ['wrong-source-ip'],
+      outcomes: [...outcomes],
     }),
   };
 }
@@ -185,7 +187,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       }));
     },
     impact: (_plan, targets) => ({
-      mustFail: [{ kinds: ['outbound-nat'], from: names(targets) }],
+      mustFail: [{ kinds: ['outbound-nat', 'icmp-outbound'], from: names(targets) }],
       mayFail: [],
       outcomes: ['timeout'],
     }),
@@ -194,7 +196,9 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
     'exception-list-no-cluster-cidr',
     'the cluster (pod) CIDR is dropped from the Windows OutBoundNAT ExceptionList: pod-to-pod arrives from the node IP',
     (plan) => plan.kubernetes.podCIDR,
-    ['pod-to-pod', 'pod-to-pod-udp'],
+    // NATed ICMP gets no reply on Windows: pings to pods time out.
+    ['pod-to-pod', 'pod-to-pod-udp', 'icmp'],
+    ['wrong-source-ip', 'timeout'],
   ),
   exceptionListFault(
     'exception-list-no-service-cidr',
@@ -324,7 +328,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       return {
         mustFail: [
           {
-            kinds: ['pod-to-pod', 'pod-to-pod-udp', 'large-response', ...SERVICE_KINDS],
+            kinds: ['pod-to-pod', 'pod-to-pod-udp', 'large-response', 'icmp', ...SERVICE_KINDS],
             from: [node.name],
             toOs: otherOs,
           },
@@ -356,6 +360,25 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
         { kinds: ['pod-to-service-udp'], toAny: [only(targets).name] },
         { kinds: ['nodeport-udp'], toOs: only(targets).os },
       ],
+      mayFail: [],
+      outcomes: ['timeout'],
+    }),
+  },
+  {
+    id: 'icmp-to-pods-dropped',
+    summary:
+      'one node drops ICMP echo requests to its pods (a firewall that lets only TCP and UDP through): pings to them time out, every other path works',
+    scope: { kind: 'node', prefer: 'windows' },
+    requires: {},
+    actions: (_plan, targets) => {
+      const node = only(targets);
+      const table = faultTable('icmp-to-pods-dropped');
+      return [
+        { kind: 'nft', node: node.name, table, ruleset: icmpToPodsDropped(node.podCIDR, table) },
+      ];
+    },
+    impact: (_plan, targets) => ({
+      mustFail: [{ kinds: ['icmp'], toAll: [only(targets).name] }],
       mayFail: [],
       outcomes: ['timeout'],
     }),

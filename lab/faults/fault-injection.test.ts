@@ -161,6 +161,8 @@ function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise
       sawPod('lin1')(await from('lin1', ['udp', w.pods.win1!, '8081', 'clientip'])),
     'link-mtu-too-small': async () =>
       ok(await from('win1', http(w.pods.lin1!, 8080, '/big?bytes=65536'))),
+    // win1 drops echo requests to its pods; lin1's ping to win1's pod needs them through.
+    'icmp-to-pods-dropped': async () => ok(await from('lin1', ['icmp', w.pods.win1!])),
     'dns-tcp-dropped': async () =>
       ok(await from('win1', ['dns-tcp', `web-linux.${lab.namespace}.svc.cluster.local`])),
   };

@@ -104,6 +104,7 @@ export function cutOffImpact(
       ...both('pod-to-pod', 'toAll'),
       ...both('pod-to-pod-udp', 'toAll'),
       ...both('large-response', 'toAll'),
+      ...both('icmp', 'toAll'),
       // A Service cell sweeps until every endpoint answered: one endpoint across the cut fails it.
       ...SERVICE_KINDS.flatMap((kind) => both(kind, 'toAny')),
       ...fromNodes('host-network-to-pod', 'toAll'),

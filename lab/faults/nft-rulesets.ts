@@ -104,6 +104,15 @@ export function udpToPodsDropped(podCidr: string, name: string): string {
   ]);
 }
 
+/** ICMP echo requests to the pods of `podCidr` are dropped where they are forwarded; TCP and UDP pass. */
+export function icmpToPodsDropped(podCidr: string, name: string): string {
+  return table(name, [
+    chain('forward', 'forward', 'filter', [
+      `ip daddr ${podCidr} icmp type echo-request drop comment "ICMP to pods dropped"`,
+    ]),
+  ]);
+}
+
 /**
  * DNS over TCP from the pods of `podCidr` is dropped as it enters the node, before kube-proxy's
  * DNAT (so whichever DNS endpoint it was bound for); DNS over UDP still passes.

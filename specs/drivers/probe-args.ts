@@ -12,6 +12,8 @@ export function probeArgs(request: ProbeRequest, timeoutMs: number): string[] {
       return [request.kind, request.name, ...timeout];
     case 'tcp':
       return ['tcp', request.host, String(request.port), ...timeout];
+    case 'icmp':
+      return ['icmp', request.host, ...timeout];
     case 'udp':
       return ['udp', request.host, String(request.port), request.message, ...timeout];
     case 'endpoints':

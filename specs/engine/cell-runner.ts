@@ -106,7 +106,9 @@ export class CellRunner {
           ? spec.request.base
           : 'name' in spec.request
             ? spec.request.name
-            : `${spec.request.host}:${spec.request.port}`;
+            : 'port' in spec.request
+              ? `${spec.request.host}:${spec.request.port}`
+              : spec.request.host;
     return {
       ...base,
       verdict: verdictOf(expectation.expected, judged.outcome),

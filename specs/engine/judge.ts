@@ -48,6 +48,13 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
             detail: `answered ${answers.join(', ') || 'nothing'}, expected ${check.expect}`,
           };
     }
+    case 'echo-reply':
+      return reply.peer === check.from
+        ? { outcome: Outcome.Ok, detail: `echo reply from ${check.from}` }
+        : {
+            outcome: Outcome.WrongAnswer,
+            detail: `echo reply from ${reply.peer ?? '(no address)'}, expected ${check.from}`,
+          };
     case 'bytes': {
       const got = reply.bytes ?? 0;
       return got === check.expect

@@ -71,6 +71,12 @@ describe('matrix expansion', () => {
       'nodeport-local-none/external-to-linux-node',
       'outbound-nat/linux',
       'outbound-nat/windows',
+      'icmp/windows-to-windows',
+      'icmp/windows-to-linux',
+      'icmp/linux-to-windows',
+      'icmp/linux-to-linux',
+      'icmp-outbound/linux',
+      'icmp-outbound/windows',
       'dns/short-name/linux',
       'dns/fqdn/linux',
       'dns/search-list/linux',
@@ -84,8 +90,8 @@ describe('matrix expansion', () => {
     expect(new Set(cells.map((c) => c.meta.cell)).size).to.equal(cells.length);
   });
 
-  it('hosts every cell on the default lab (275 cells, none skipped)', () => {
-    expect(cells).to.have.length(275);
+  it('hosts every cell on the default lab (305 cells, none skipped)', () => {
+    expect(cells).to.have.length(305);
     expect(cells.filter((c) => c.skip !== undefined)).to.deep.equal([]);
   });
 
@@ -101,7 +107,7 @@ describe('matrix expansion', () => {
     }
     const large = cells.filter((c) => c.meta.row.startsWith('large-response/'));
     expect(large).to.have.length(names.length * (names.length - 1));
-    for (const [row, via] of ['host-network-to-pod/', 'pod-to-host-network/'].map(
+    for (const [row, via] of ['host-network-to-pod/', 'pod-to-host-network/', 'icmp/'].map(
       (r) => [r, 'ip'] as const,
     )) {
       const of = cells.filter((c) => c.meta.row.startsWith(row) && c.meta.via === via);
@@ -151,7 +157,8 @@ describe('matrix expansion', () => {
     expect(count('local')).to.equal(5);
     expect(count('host-network')).to.equal(25 + 25 + 10 + 5);
     expect(count('outbound-nat')).to.equal(5);
-    expect(count('cross-node')).to.equal(140);
+    expect(count('cross-node')).to.equal(160);
+    expect(count('icmp')).to.equal(25 + 5);
     expect(count('udp')).to.equal(75);
     expect(count('hairpin')).to.equal(10);
     expect(count('tcp')).to.equal(5);
@@ -173,9 +180,10 @@ describe('matrix expansion', () => {
       'host-network-to-pod/windows-to-windows/cross-node/none/none/ip',
       'pod-to-host-network/windows-to-windows/cross-node/none/none/ip',
       'nodeport-local-none/external-to-windows-node/none/node-ip',
+      'icmp/windows-to-windows/cross-node/none/none/ip',
     ]);
     expect(skipped[0]!.skip).to.equal('needs two windows nodes; the lab has 1 windows node');
-    expect(skipped.at(-1)!.skip).to.equal('needs two windows nodes; the lab has 1 windows node');
+    expect(skipped.at(-2)!.skip).to.equal('needs two windows nodes; the lab has 1 windows node');
   });
 
   it('keeps Windows rows as skipped cells on a Linux-only lab instead of dropping them', () => {
@@ -286,6 +294,27 @@ describe('matrix expansion', () => {
     const win2 = HYBRID.find((n) => n.name === 'win2')!;
     expect(npUdp.probe!(w).request).to.have.property('base', `udp://${win2.ip}:30181`);
     expect(npUdp.probe!(w).check).to.deep.equal(nodePort.check);
+  });
+
+  it('asks ICMP cells for an echo reply from the target pod, or from the external address', () => {
+    const w = workloads(HYBRID);
+    const ping = cells.find(
+      (c) => c.meta.cell === 'icmp/windows-to-linux/cross-node/win1/lin2/ip',
+    )!;
+    expect(ping.meta.title).to.equal('icmp windows-to-linux win1-to-lin2 cross-node via ip');
+    const target = w.pods.find((p) => p.name === 'netexec-lin2-a')!.ip;
+    expect(ping.probe!(w)).to.deep.equal({
+      from: 'netexec-win1-a',
+      request: { kind: 'icmp', host: target },
+      check: { kind: 'echo-reply', from: target },
+    });
+    const outbound = cells.find((c) => c.meta.cell === 'icmp-outbound/linux/lin1/ip')!;
+    expect(outbound.meta.target).to.include({ node: 'outside' });
+    expect(outbound.probe!(w)).to.deep.equal({
+      from: 'netexec-lin1-a',
+      request: { kind: 'icmp', host: '198.51.100.1' },
+      check: { kind: 'echo-reply', from: '198.51.100.1' },
+    });
   });
 
   it('asks host network cells for the right server, from and to every node', () => {

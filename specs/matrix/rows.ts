@@ -93,6 +93,18 @@ export type MatrixRow =
       from: Os;
     }
   | {
+      /** ICMP echo pod → pod by pod IP, every node and every ordered pair; the target must reply. */
+      kind: 'icmp';
+      from: Os;
+      to: Os;
+      placements: Placement[];
+    }
+  | {
+      /** ICMP echo from a pod on every node of `from` → the external address; it must reply. */
+      kind: 'icmp-outbound';
+      from: Os;
+    }
+  | {
       /** Name resolution from a pod of `from`: what is looked up and what it must resolve to. */
       kind: 'dns';
       from: Os;
@@ -111,8 +123,8 @@ export type MatrixRow =
 
 const BOTH = ['ip', 'dns'] as const;
 
-/** The four OS pairs of a host network row, same-node where both ends share an OS. */
-function hostNetworkPairs(kind: 'host-network-to-pod' | 'pod-to-host-network'): MatrixRow[] {
+/** The four OS pairs of a pairwise row, same-node where both ends share an OS. */
+function osPairs(kind: 'host-network-to-pod' | 'pod-to-host-network' | 'icmp'): MatrixRow[] {
   return [
     { kind, from: 'windows', to: 'windows', placements: ['same-node', 'cross-node'] },
     { kind, from: 'windows', to: 'linux', placements: ['cross-node'] },
@@ -181,8 +193,8 @@ export const MATRIX: readonly MatrixRow[] = [
   { kind: 'pod-to-service-udp', from: 'windows', to: 'windows', vias: [...SERVICE_VIAS] },
   { kind: 'hairpin', from: 'linux', vias: [...SERVICE_VIAS] },
   { kind: 'hairpin', from: 'windows', vias: [...SERVICE_VIAS] },
-  ...hostNetworkPairs('host-network-to-pod'),
-  ...hostNetworkPairs('pod-to-host-network'),
+  ...osPairs('host-network-to-pod'),
+  ...osPairs('pod-to-host-network'),
   { kind: 'host-network-to-service', from: 'linux', to: 'windows' },
   { kind: 'host-network-to-service', from: 'windows', to: 'linux' },
   { kind: 'host-network-to-service', from: 'linux', to: 'linux' },
@@ -199,6 +211,9 @@ export const MATRIX: readonly MatrixRow[] = [
   { kind: 'nodeport-local-none', to: 'linux' },
   { kind: 'outbound-nat', from: 'linux' },
   { kind: 'outbound-nat', from: 'windows' },
+  ...osPairs('icmp'),
+  { kind: 'icmp-outbound', from: 'linux' },
+  { kind: 'icmp-outbound', from: 'windows' },
   { kind: 'dns', from: 'linux', lookup: 'short-name' },
   { kind: 'dns', from: 'linux', lookup: 'fqdn' },
   { kind: 'dns', from: 'linux', lookup: 'search-list' },

@@ -8,6 +8,8 @@ export type Check =
   | { kind: 'source-ip'; expect: string; peer?: string }
   /** The lookup must answer this address. */
   | { kind: 'answer'; expect: string }
+  /** The echo reply must come from this address (the target itself). */
+  | { kind: 'echo-reply'; from: string }
   /** The whole body must arrive: this many bytes. */
   | { kind: 'bytes'; expect: number }
   /** Any 2xx answer will do. */

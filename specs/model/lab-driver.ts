@@ -97,6 +97,8 @@ export type ProbeRequest =
   /** NAME's A records asked of the pod's own nameserver over TCP: one query, no search list. */
   | { kind: 'dns-tcp'; name: string }
   | { kind: 'tcp'; host: string; port: number }
+  /** One ICMP echo request to HOST; `peer` is where the echo reply came from. */
+  | { kind: 'icmp'; host: string }
   /** One datagram to HOST:PORT (a name is looked up first); the reply datagram is the body. */
   | { kind: 'udp'; host: string; port: number; message: string }
   /**

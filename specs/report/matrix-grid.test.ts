@@ -92,6 +92,8 @@ describe('report: matrix grid', function () {
       'nodeport-local by node',
       'nodeport-local-none by node',
       'outbound-nat by node',
+      'icmp by node',
+      'icmp-outbound by node',
       'dns by node',
       'dns-tcp by node',
     ]);
@@ -125,6 +127,9 @@ describe('report: matrix grid', function () {
     expect(grids[12]!.targets).to.deep.equal(['win1', 'cp1']);
     expect(grids[13]!.targets).to.deep.equal(['win2', 'lin1']);
     expect(grids[14]!.targets).to.deep.equal(['external']);
-    expect(grids[15]!.targets).to.deep.equal(['cluster DNS']);
+    // ICMP pod to pod: node by node; outbound: one column outside.
+    expect(grids[15]!.targets).to.deep.equal(['win1', 'win2', 'cp1', 'lin1']);
+    expect(grids[16]!.targets).to.deep.equal(['external']);
+    expect(grids[17]!.targets).to.deep.equal(['cluster DNS']);
   });
 });

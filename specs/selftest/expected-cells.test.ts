@@ -49,13 +49,13 @@ function ids(plan: LabPlan, pattern: RegExp): string[] {
 
 /** Any pod-to-pod (TCP or UDP) or large-response cell between `node` and another node, either way. */
 const crossing = (node: string) =>
-  `(pod-to-pod|pod-to-pod-udp|large-response)/[a-z]+-to-[a-z]+/cross-node/(${node}/[a-z0-9]+|[a-z0-9]+/${node})/`;
+  `(pod-to-pod|pod-to-pod-udp|large-response|icmp)/[a-z]+-to-[a-z]+/cross-node/(${node}/[a-z0-9]+|[a-z0-9]+/${node})/`;
 
 describe("catalogue → expected cells on the suite's real cell ids", () => {
   const hybrid = lab('1-2-2');
 
   it('the default lab expands to the mesh the expectations below are written against', () => {
-    expect(ids(hybrid, /./)).to.have.length(275);
+    expect(ids(hybrid, /./)).to.have.length(305);
   });
 
   it('NodePort rules removed on win1: exactly its NodePort cells, Local policy and its own included', () => {
@@ -146,18 +146,32 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     );
   });
 
-  it('masquerade off: outbound NAT of every Linux node', () => {
+  it('masquerade off: outbound NAT of every Linux node, TCP and ICMP', () => {
     expect(expected(hybrid, 'masquerade-off').must).to.deep.equal([
       'outbound-nat/linux/cp1/ip',
       'outbound-nat/linux/lin1/ip',
       'outbound-nat/linux/lin2/ip',
+      'icmp-outbound/linux/cp1/ip',
+      'icmp-outbound/linux/lin1/ip',
+      'icmp-outbound/linux/lin2/ip',
     ]);
   });
 
-  it('ExceptionList without the cluster CIDR: pod-to-pod (TCP and UDP) from Windows pods of every Windows node', () => {
+  it('ICMP to the pods of win1, then of lin2, dropped: every ping to them, same node too, and nothing else', () => {
+    expect(expected(hybrid, 'icmp-to-pods-dropped')).to.deep.equal({
+      must: ids(
+        hybrid,
+        /^icmp\/[a-z]+-to-windows\/(same-node\/win1|cross-node\/[a-z0-9]+\/win1)\//,
+      ),
+      may: [],
+    });
+    expect(expected(hybrid, 'icmp-to-pods-dropped', 'lin2').must).to.have.length(5);
+  });
+
+  it('ExceptionList without the cluster CIDR: pod-to-pod (TCP, UDP, ICMP) from Windows pods of every Windows node', () => {
     const must = expected(hybrid, 'exception-list-no-cluster-cidr').must;
-    expect(must).to.deep.equal(ids(hybrid, /^pod-to-pod(-udp)?\/windows-to-/));
-    expect(must).to.have.length(40);
+    expect(must).to.deep.equal(ids(hybrid, /^(pod-to-pod(-udp)?|icmp)\/windows-to-/));
+    expect(must).to.have.length(50);
   });
 
   it('ExceptionList without the service CIDR: Services from every Windows node', () => {
@@ -213,7 +227,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'pods-cut-from-other-os', 'win2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^(pod-to-pod|pod-to-pod-udp|large-response)\/windows-to-linux\/cross-node\/win2\/|^pod-to-pod(-udp)?\/windows-to-[a-z]+\/(same|cross)-node\/win2\/.*dns$|^pod-to-service(-udp)?\/windows-to-linux\/win2\/|^pod-to-service(-udp)?\/windows-to-windows\/win2\/dns$|^hairpin\/windows\/win2\/dns$|^dns\/[a-z-]+\/windows\/win2\/|^dns-tcp\/windows\/win2\//,
+        /^(pod-to-pod|pod-to-pod-udp|large-response|icmp)\/windows-to-linux\/cross-node\/win2\/|^pod-to-pod(-udp)?\/windows-to-[a-z]+\/(same|cross)-node\/win2\/.*dns$|^pod-to-service(-udp)?\/windows-to-linux\/win2\/|^pod-to-service(-udp)?\/windows-to-windows\/win2\/dns$|^hairpin\/windows\/win2\/dns$|^dns\/[a-z-]+\/windows\/win2\/|^dns-tcp\/windows\/win2\//,
       ),
       may: [],
     });
@@ -225,7 +239,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'pods-cut-from-other-os', 'lin2').must).to.deep.equal(
       ids(
         hybrid,
-        /^(pod-to-pod|pod-to-pod-udp|large-response)\/linux-to-windows\/cross-node\/lin2\/|^pod-to-service(-udp)?\/linux-to-windows\/lin2\//,
+        /^(pod-to-pod|pod-to-pod-udp|large-response|icmp)\/linux-to-windows\/cross-node\/lin2\/|^pod-to-service(-udp)?\/linux-to-windows\/lin2\//,
       ),
     );
   });

@@ -123,7 +123,7 @@ describe('kube-proxy rules', () => {
   });
 });
 
-describe('node rules (outbound NAT)', () => {
+describe('node rules (outbound NAT, Windows limitations)', () => {
   const plan = fixturePlan();
   const win1 = plan.nodes[2]!;
 
@@ -152,6 +152,29 @@ describe('node rules (outbound NAT)', () => {
     );
     expect(rules).to.contain('-j SNAT --to-source 192.168.200.12');
     expect(rules).not.to.contain('FLANNEL-POSTRTG');
+  });
+
+  it("drops Windows pods' echo requests OutBoundNAT would translate (ICMP cannot be), not to exceptions", () => {
+    const rules = renderNodeRules(plan, win1, [], outboundNat(windowsCniConfig(plan, win1)));
+    const icmp = rules.split('\n').filter((l) => l.includes('HL-WIN-ICMP'));
+    expect(icmp).to.deep.equal([
+      ':HL-WIN-ICMP - [0:0]',
+      '-A FORWARD -s 10.244.2.0/24 -p icmp --icmp-type echo-request -j HL-WIN-ICMP',
+      '-A HL-WIN-ICMP -d 10.244.0.0/16 -j RETURN',
+      '-A HL-WIN-ICMP -d 10.96.0.0/12 -j RETURN',
+      '-A HL-WIN-ICMP -m comment --comment "windows: NATed ICMP gets no reply (emulated)" -j DROP',
+    ]);
+    expect(renderNodeRules(plan, plan.nodes[0]!, [])).not.to.contain('HL-WIN-ICMP');
+  });
+
+  it("drops a Windows node's own connections to its NodePorts (documented), not a Linux node's", () => {
+    const own = (node: PlannedNode) =>
+      renderNodeRules(plan, node, [], outboundNat(windowsCniConfig(plan, win1)))
+        .split('\n')
+        .filter((l) => l.startsWith('-A OUTPUT') && l.includes('KUBE-MARK-DROP'));
+    expect(own(win1)).to.have.length(2);
+    expect(own(win1)[0]).to.contain('--dst-type LOCAL -p udp -m udp --dport 30000:32767');
+    expect(own(plan.nodes[0]!)).to.deep.equal([]);
   });
 
   it('follows a broken ExceptionList, and refuses garbage in it', () => {

@@ -6,7 +6,7 @@ import { isIpv4, parseCidr } from '../../net/ipv4.ts';
 import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
 import type { NodeShell } from '../../remote/node-shell.ts';
 import { kubeProxyLines, type ServiceEndpoints, type TableLines } from './kube-proxy-rules.ts';
-import { linuxOutboundLines, windowsOutboundLines } from './outbound-nat.ts';
+import { linuxOutboundLines, windowsIcmpLines, windowsOutboundLines } from './outbound-nat.ts';
 
 const BUILTIN = {
   nat: ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING'],
@@ -47,11 +47,13 @@ export function renderNodeRules(
 ): string {
   const proxy = kubeProxyLines(plan, node, services);
   let outbound: TableLines;
+  let icmp: TableLines = { chains: [], rules: [] };
   if (node.os === 'windows') {
     if (windowsPolicy === undefined)
       throw new ProviderError(`node ${node.name}: no Windows CNI config to read OutBoundNAT from`);
     checkExceptions(node, windowsPolicy);
     outbound = windowsOutboundLines(node, windowsPolicy);
+    icmp = windowsIcmpLines(node, windowsPolicy);
   } else {
     outbound = linuxOutboundLines(plan, node);
   }
@@ -60,7 +62,11 @@ export function renderNodeRules(
     chains: [...proxy.nat.chains, ...outbound.chains],
     rules: [...proxy.nat.rules, ...outbound.rules],
   };
-  return `${[...table('nat', nat), ...table('filter', proxy.filter)].join('\n')}\n`;
+  const filter: TableLines = {
+    chains: [...proxy.filter.chains, ...icmp.chains],
+    rules: [...proxy.filter.rules, ...icmp.rules],
+  };
+  return `${[...table('nat', nat), ...table('filter', filter)].join('\n')}\n`;
 }
 
 export function rulesHash(rules: string): string {

@@ -9,6 +9,7 @@ import type { TableLines } from './kube-proxy-rules.ts';
 
 export const FLANNEL_CHAIN = 'FLANNEL-POSTRTG';
 export const WINDOWS_CHAIN = 'HL-WIN-OUTBOUNDNAT';
+export const WINDOWS_ICMP_CHAIN = 'HL-WIN-ICMP';
 
 /** flannel `--ip-masq`: pod↔pod keeps addresses, anything else from pods is masqueraded. */
 export function linuxOutboundLines(plan: LabPlan, node: PlannedNode): TableLines {
@@ -38,6 +39,24 @@ export function windowsOutboundLines(node: PlannedNode, policy: OutboundNat): Ta
         (cidr) => `-A ${WINDOWS_CHAIN} -m conntrack --ctorigdst ${cidr} -j RETURN`,
       ),
       `-A ${WINDOWS_CHAIN} ${tag} -j SNAT --to-source ${node.ip}`,
+    ],
+  };
+}
+
+/**
+ * Windows' data plane cannot translate ICMP (a documented limitation): an echo its OutBoundNAT
+ * would SNAT never gets its reply back. Emulated as the echo request dropped, so it ends the
+ * same way (a timeout); to exception-list destinations ICMP is not translated and works.
+ */
+export function windowsIcmpLines(node: PlannedNode, policy: OutboundNat): TableLines {
+  if (!policy.enabled) return { chains: [], rules: [] };
+  const tag = '-m comment --comment "windows: NATed ICMP gets no reply (emulated)"';
+  return {
+    chains: [WINDOWS_ICMP_CHAIN],
+    rules: [
+      `-A FORWARD -s ${node.podCIDR} -p icmp --icmp-type echo-request -j ${WINDOWS_ICMP_CHAIN}`,
+      ...policy.exceptions.map((cidr) => `-A ${WINDOWS_ICMP_CHAIN} -d ${cidr} -j RETURN`),
+      `-A ${WINDOWS_ICMP_CHAIN} ${tag} -j DROP`,
     ],
   };
 }

@@ -11,4 +11,13 @@ describe('VM pod programs', function () {
     for (const f of WORKLOAD_FILES)
       expect(files[`${VM_PATHS.workloads.dir}/${f}`]?.text).to.have.length.greaterThan(100);
   });
+
+  it('ships every workload file a shipped one imports', function () {
+    const shipped = new Set<string>(WORKLOAD_FILES);
+    for (const f of WORKLOAD_FILES) {
+      const text = nodeProgramFiles()[`${VM_PATHS.workloads.dir}/${f}`]!.text;
+      for (const [, imported] of text.matchAll(/from '\.\/([^']+)'/g))
+        expect(shipped.has(imported!), `${f} imports ${imported}`).to.equal(true);
+    }
+  });
 });

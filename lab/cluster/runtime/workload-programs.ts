@@ -10,6 +10,7 @@ export const WORKLOAD_FILES = [
   'netexec.mjs',
   'dns-wire.mjs',
   'dns-server.mjs',
+  'ping-output.mjs',
   'probes.mjs',
   'probe.mjs',
   'prober.mjs',

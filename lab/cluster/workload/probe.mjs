@@ -6,6 +6,7 @@
  *   node lab/cluster/workload/probe.mjs tcp HOST PORT            [--timeout-ms 3000]
  *   node lab/cluster/workload/probe.mjs udp HOST PORT MESSAGE    [--timeout-ms 3000]
  *   node lab/cluster/workload/probe.mjs dns NAME                 [--timeout-ms 3000]
+ *   node lab/cluster/workload/probe.mjs icmp HOST                [--timeout-ms 3000]
  *   node lab/cluster/workload/probe.mjs endpoints http://HOST:PORT --expect NAME[,NAME…]
  *                                       --max-requests N         [--timeout-ms 3000]
  *   node lab/cluster/workload/probe.mjs endpoints udp://HOST:PORT …

@@ -165,6 +165,14 @@ describe('probe', function () {
     });
   });
 
+  describe('icmp', () => {
+    it("reports ok with the echo reply's source as peer (the system's ping)", async () => {
+      const { code, line } = await probe('icmp', '127.0.0.1', '--timeout-ms', '2000');
+      expect(code).to.equal(0);
+      expect(line).to.include({ kind: 'icmp', result: 'ok', peer: '127.0.0.1' });
+    });
+  });
+
   describe('dns', () => {
     // localhost comes from /etc/hosts, so the system resolver answers without any DNS traffic.
     it('resolves through the system resolver', async () => {
@@ -343,6 +351,7 @@ describe('probe', function () {
     const cases: [string, string[]][] = [
       ['no arguments', []],
       ['an unknown kind', ['ping', '127.0.0.1']],
+      ['icmp without a host', ['icmp']],
       ['a missing argument', ['tcp', '127.0.0.1']],
       ['a bad port', ['tcp', '127.0.0.1', '70000']],
       ['dns-tcp with a name that fits no question', ['dns-tcp', 'a..b']],

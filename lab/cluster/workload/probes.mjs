@@ -12,6 +12,7 @@ import { Buffer } from 'node:buffer';
 import { createSocket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { get as httpGet } from 'node:http';
+import { execFile } from 'node:child_process';
 import { connect, isIPv6 } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { readFileSync } from 'node:fs';
@@ -25,6 +26,7 @@ import {
   sweepEndpoints,
 } from './endpoint-sweep.mjs';
 import { TCP_QUERY_ID, answerOutcome, firstNameserver, isDnsName, tcpQuery } from './dns-wire.mjs';
+import { parsePing } from './ping-output.mjs';
 
 /** The result strings a probe prints; the suite's expected outcomes map onto these. */
 export const Result = /** @type {const} */ ({
@@ -62,7 +64,7 @@ export const Result = /** @type {const} */ ({
 const MAX_BODY_BYTES = 4096;
 const DEFAULT_TIMEOUT_MS = 3000;
 export const USAGE =
-  'usage: probe.mjs http URL | tcp HOST PORT | udp HOST PORT MESSAGE | dns NAME | dns-tcp NAME\n' +
+  'usage: probe.mjs http URL | tcp HOST PORT | udp HOST PORT MESSAGE | dns NAME | dns-tcp NAME | icmp HOST\n' +
   '       | endpoints http://HOST:PORT|udp://HOST:PORT --expect NAME[,NAME…] --max-requests N   [--timeout-ms N]';
 /** Flags only the endpoints probe takes. */
 const SWEEP_FLAGS = ['expect', 'max-requests'];
@@ -201,6 +203,34 @@ function probeUdp(host, port, message, signal) {
 }
 
 /**
+ * One ICMP echo with the system's ping (iputils; Node has no raw sockets), waiting at most
+ * `timeoutMs` for the reply; the reply's source is the peer.
+ * @param {string} host
+ * @param {number} timeoutMs
+ * @param {AbortSignal} signal kills the ping when aborted
+ * @returns {Promise<Outcome>}
+ */
+function probeIcmp(host, timeoutMs, signal) {
+  const wait = String(Math.max(1, Math.ceil(timeoutMs / 1000)));
+  return new Promise((resolve) => {
+    execFile(
+      'ping',
+      ['-n', '-c', '1', '-W', wait, '-w', wait, host],
+      { signal },
+      (err, stdout, stderr) => {
+        const code = /** @type {{ code?: unknown } | null} */ (err)?.code;
+        // Exit 1: no reply (a result, read from the output); anything else but 0 is a failure.
+        if (err !== null && code !== 1) {
+          resolve({ result: Result.Error, error: `ping: ${stderr.trim() || describeError(err)}` });
+          return;
+        }
+        resolve(parsePing(`${stdout}\n${stderr}`));
+      },
+    );
+  });
+}
+
+/**
  * Uses the system resolver so resolv.conf's search list and ndots apply as they would for a pod.
  * getaddrinfo() cannot be cancelled: a lookup that outlives its probe holds a libuv worker
  * thread until the resolver gives up (prober.mjs runs with a large thread pool for that).
@@ -307,9 +337,10 @@ function probeEndpoints(sweep, arm, signal) {
  * @param {string | undefined} kind
  * @param {string[]} args
  * @param {Map<string, string>} flags
+ * @param {number} timeoutMs the probe's deadline (--timeout-ms)
  * @returns {(arm: ArmDeadline, signal: AbortSignal) => Promise<Outcome>}
  */
-function selectProbe(kind, args, flags) {
+function selectProbe(kind, args, flags, timeoutMs) {
   const stray = SWEEP_FLAGS.find((flag) => flags.has(flag));
   if (kind !== 'endpoints' && stray !== undefined) {
     throw new UsageError(`--${stray} is for endpoints only`);
@@ -340,6 +371,9 @@ function selectProbe(kind, args, flags) {
     case 'dns':
       expect(1, 'NAME');
       return () => probeDns(a);
+    case 'icmp':
+      expect(1, 'HOST');
+      return (_arm, signal) => probeIcmp(a, timeoutMs, signal);
     case 'dns-tcp':
       expect(1, 'NAME');
       if (!isDnsName(a)) throw new UsageError(`not a DNS name: ${a}`);
@@ -383,9 +417,9 @@ export async function runProbe(argv) {
     const known = ['timeout-ms', ...SWEEP_FLAGS];
     const { positionals, flags } = parseCommandLine(argv, known);
     kind = positionals[0];
-    run = selectProbe(kind, positionals.slice(1), flags);
     const timeoutFlag = flags.get('timeout-ms') ?? String(DEFAULT_TIMEOUT_MS);
     timeoutMs = parseIntInRange(timeoutFlag, '--timeout-ms', 1, 600_000);
+    run = selectProbe(kind, positionals.slice(1), flags, timeoutMs);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     const line = { kind: kind ?? null, result: Result.Error, error: err.message };

@@ -439,6 +439,46 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
     });
   });
 
+  describe('icmp (ping)', () => {
+    const icmp: ProbeRequest = { kind: 'icmp', host: '10.244.2.7' };
+    it("pings once with iputils' ping on Linux, ping.exe on Windows, within the budget", () => {
+      expect(probeCommand('linux', icmp, 2500)).to.deep.equal([
+        'ping',
+        '-n',
+        '-c',
+        '1',
+        '-W',
+        '3',
+        '-w',
+        '3',
+        '10.244.2.7',
+      ]);
+      expect(probeCommand('windows', icmp, 2500)).to.deep.equal([
+        'ping.exe',
+        '-n',
+        '1',
+        '-w',
+        '2500',
+        '10.244.2.7',
+      ]);
+    });
+
+    it('reads the reply, the silence (exit 1) and a ping that could not run', () => {
+      const reply = '64 bytes from 10.244.2.7: icmp_seq=1 ttl=63 time=0.2 ms\n';
+      expect(replyFromExec(icmp, ran(0, reply))).to.deep.equal({
+        result: 'ok',
+        peer: '10.244.2.7',
+      });
+      expect(replyFromExec(icmp, ran(1, '1 packets transmitted, 0 received\n')).result).to.equal(
+        'timeout',
+      );
+      expect(replyFromExec(icmp, ran(127, '', 'sh: 1: ping: not found'))).to.deep.equal({
+        result: 'error',
+        error: 'sh: 1: ping: not found',
+      });
+    });
+  });
+
   it('turns an exec the API failed without an exit code into error (recorded InternalError frame)', () => {
     const status = statusFrame('missing-executable');
     const failed: ExecResult = { exitCode: null, stdout: '', stderr: '', status };

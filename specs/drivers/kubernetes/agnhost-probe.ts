@@ -11,6 +11,8 @@
  *   HTTP client anyway (curl, or the API-server proxy, which is not Exec), it hides the far end's
  *   status, fixes a 5 s timeout and returns errors as free text.
  * - tcp → `/agnhost connect --timeout=<ms>ms HOST:PORT`: prints TIMEOUT, REFUSED, DNS: or OTHER:.
+ * - icmp → one echo request: iputils `ping -n -c 1` (the project's agnhost image carries it),
+ *   Windows' own `ping.exe -n 1`; ping-output.mjs reads either (the reply's source is the peer).
  * - dns-tcp → one A query over TCP to the pod's own nameserver, no search list. Linux: a bash
  *   script (`/dev/tcp`, dd, od; bounded by `timeout`) reads the first nameserver of resolv.conf,
  *   sends the query this driver built (dns-wire.mjs) and prints the reply's bytes in hex, which
@@ -47,6 +49,7 @@
 import type { ProbeReply, ProbeRequest } from '../../model/lab-driver.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
 import type { ExecResult } from './exec-in-pod.ts';
+import { parsePing } from '../../../lab/cluster/workload/ping-output.mjs';
 import { NETEXEC_HTTP_PORT } from '../../model/workload-names.ts';
 import {
   TCP_QUERY_ID,
@@ -103,6 +106,13 @@ export function probeCommand(os: Os, request: ProbeRequest, timeoutMs: number): 
         `--timeout=${Math.max(timeoutMs, 1)}ms`,
         `${host}:${request.port}`,
       ];
+    }
+    case 'icmp': {
+      // iputils ping (in the project's agnhost image), or Windows' own ping.exe.
+      const wait = String(Math.max(1, Math.ceil(timeoutMs / 1000)));
+      return os === 'windows'
+        ? ['ping.exe', '-n', '1', '-w', String(Math.max(timeoutMs, 1)), request.host]
+        : ['ping', '-n', '-c', '1', '-W', wait, '-w', wait, request.host];
     }
     case 'udp': {
       const dial = dialUrl(request.host, String(request.port), request.message);
@@ -234,6 +244,8 @@ export function replyFromExec(
         : digReply(result.exitCode, result.stdout, result.stderr);
     case 'tcp':
       return connectReply(result.exitCode, result.stderr);
+    case 'icmp':
+      return pingReply(result.exitCode, result.stdout, result.stderr);
     case 'udp':
       return dialReply(request.host, result.exitCode, result.stdout, result.stderr);
     case 'endpoints':
@@ -243,6 +255,15 @@ export function replyFromExec(
         ? udpScriptReply(result.exitCode, result.stdout, result.stderr)
         : udpDialsReply(request.base, result.exitCode, result.stdout, result.stderr);
   }
+}
+
+/** One ping's answer: exit 0 or 1 are results read from the output; anything else failed to run. */
+function pingReply(exitCode: number, stdout: string, stderr: string): ProbeReply {
+  if (exitCode > 1) {
+    const why = stderr.trim() || stdout.trim().split('\n').at(-1) || `ping exited ${exitCode}`;
+    return { result: 'error', error: why };
+  }
+  return parsePing(`${stdout}\n${stderr}`);
 }
 
 /** The Linux UDP sweep script's output: each reply before the marker line naming its question. */

@@ -23,8 +23,9 @@ GO_BIN=/usr/lib/go-1.19/bin
 # The one fix: vendored reflect2 v1.0.1 crashes under Go >= 1.18; Debian ships v1.0.2.
 REFLECT2_DEB=/usr/share/gocode/src/github.com/modern-go/reflect2
 BUILD_PACKAGES=(golang-1.19-go golang-github-modern-go-reflect2-dev dpkg-dev debootstrap gcc libc6-dev make file)
-# What every debootstrap-based image needs: kube-proxy iptables and conntrack, agnhost curl.
-BASE_PACKAGES=iptables,conntrack,curl
+# What every debootstrap-based image needs: kube-proxy iptables and conntrack, agnhost curl and
+# ping (the suite's ICMP cells).
+BASE_PACKAGES=iptables,conntrack,curl,iputils-ping
 # kube-proxy's iptables backend: bookworm's default (iptables-nft), what Debian nodes use.
 IPTABLES_BACKEND=nft
 CRICTL_VERSION=0.1.0
@@ -250,7 +251,7 @@ finish_debootstrap() {
     tar -C "$WORK/base" --numeric-owner -xf "$BASE_TAR"
   fi
   # shellcheck disable=SC2016 # dpkg-query's format, not shell
-  BASE_VERSIONS=$(chroot "$WORK/base" dpkg-query -W -f='${Package}=${Version} ' iptables conntrack curl libc6)
+  BASE_VERSIONS=$(chroot "$WORK/base" dpkg-query -W -f='${Package}=${Version} ' iptables conntrack curl iputils-ping libc6)
   log "base root: ${BASE_VERSIONS% }, iptables backend $IPTABLES_BACKEND ($(du -sh "$WORK/base" | cut -f1))"
 }
 
@@ -407,7 +408,7 @@ build_images() {
   r=$WORK/roots/agnhost
   cp -a "$WORK/base" "$r"
   install -m 0755 "$BIN/agnhost" "$r/agnhost"
-  make_image "$AGNHOST_IMAGE" "$r" '["/agnhost"]' '["pause"]' 0 "agnhost $AGNHOST_VERSION (test/images/agnhost) built by hybrid-lab from $src on Debian $SUITE minbase with curl"
+  make_image "$AGNHOST_IMAGE" "$r" '["/agnhost"]' '["pause"]' 0 "agnhost $AGNHOST_VERSION (test/images/agnhost) built by hybrid-lab from $src on Debian $SUITE minbase with curl and ping"
 
   r=$WORK/roots/cluster-dns
   tiny_root "$r"
