@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { contains, parseCidr } from '../net/ipv4.ts';
 import type { NodeShell } from '../remote/node-shell.ts';
 
 /** The trace table each node gets for the retry; removed afterwards. */
@@ -23,6 +24,11 @@ export interface PathEvidenceRequest {
   nodes: readonly string[];
   /** The flow's addresses (source, target, endpoints, nodes): traced between any two of them. */
   addresses: readonly string[];
+  /**
+   * The pod networks (CIDRs) of the nodes on the path, traced as the addresses are: a node's own
+   * packet to another node's pod leaves from its address there (flannel's VXLAN interface).
+   */
+  networks?: readonly string[];
   /** Runs the probe once more while the nodes trace. */
   retry: () => Promise<unknown>;
   /** How long the retry may take; the trace listens this long after it started. */
@@ -55,8 +61,9 @@ export async function collectPathEvidence(
   request: PathEvidenceRequest,
 ): Promise<PathEvidence> {
   const shells = request.nodes.map(shellOf);
-  const snapshots = await Promise.all(shells.map((shell) => snapshot(shell, request.addresses)));
-  const traces = await traceRetry(shells, request);
+  const flow = flowAddresses(request.addresses, request.networks ?? []);
+  const snapshots = await Promise.all(shells.map((shell) => snapshot(shell, flow)));
+  const traces = await traceRetry(shells, request.retry, request.retryMs, flow);
   const path = describePath(request.nodes, traces);
   return {
     diedAt: path.split('\n')[0] ?? '',
@@ -72,9 +79,25 @@ export async function collectPathEvidence(
   };
 }
 
+/** The networks, then each address none of them holds (nft refuses overlapping set elements). */
+export function flowAddresses(addresses: readonly string[], networks: readonly string[]): string[] {
+  const cidrs = networks.flatMap((n) => parseCidr(n) ?? []);
+  return [
+    ...new Set([...networks, ...addresses.filter((a) => !cidrs.some((c) => contains(c, a)))]),
+  ];
+}
+
+/** True when `address` is one of `flow`, or inside one of its networks. */
+function inFlow(flow: readonly string[], address: string): boolean {
+  return flow.some((entry) => {
+    const cidr = entry.includes('/') ? parseCidr(entry) : undefined;
+    return cidr === undefined ? entry === address : contains(cidr, address);
+  });
+}
+
 async function snapshot(
   shell: NodeShell,
-  addresses: readonly string[],
+  flow: readonly string[],
 ): Promise<Record<string, string>> {
   const entries = await Promise.all(
     Object.entries(SNAPSHOT).map(async ([file, argv]) => {
@@ -88,7 +111,7 @@ async function snapshot(
         text = text
           .split('\n')
           .filter((line) =>
-            addresses.some((a) => new RegExp(`=${a.replaceAll('.', '\\.')}\\b`).test(line)),
+            [...line.matchAll(/=(\d+\.\d+\.\d+\.\d+)\b/g)].some((m) => inFlow(flow, m[1]!)),
           )
           .join('\n');
       }
@@ -104,9 +127,12 @@ async function snapshot(
  */
 const CONTROL_PORTS = '{ 2379, 2380, 6443, 10250 }';
 
-/** The nft script that marks the flow's packets for tracing, in every hook a packet can enter by. */
-export function traceTable(addresses: readonly string[]): string {
-  const set = `{ ${addresses.join(', ')} }`;
+/**
+ * The nft script that marks the flow's packets for tracing, in every hook a packet can enter by;
+ * `flow` as flowAddresses gives it.
+ */
+export function traceTable(flow: readonly string[]): string {
+  const set = `{ ${flow.join(', ')} }`;
   // One rule per port side: nft 1.0.6 merges two `!=` on adjacent fields into one compare.
   const mark = [
     `tcp dport ${CONTROL_PORTS} return`,
@@ -125,12 +151,14 @@ export function traceTable(addresses: readonly string[]): string {
 /** Traces one retry on every node at once; the nft monitor output of each node. */
 async function traceRetry(
   shells: readonly NodeShell[],
-  request: PathEvidenceRequest,
+  retry: () => Promise<unknown>,
+  retryMs: number,
+  flow: readonly string[],
 ): Promise<string[]> {
-  const listenS = Math.ceil((SUBSCRIBE_MS + request.retryMs + 500) / 1000);
+  const listenS = Math.ceil((SUBSCRIBE_MS + retryMs + 500) / 1000);
   await Promise.all(
     shells.map((shell) =>
-      shell.exec(['nft', '-f', '-'], { input: traceTable(request.addresses), timeoutMs: 15_000 }),
+      shell.exec(['nft', '-f', '-'], { input: traceTable(flow), timeoutMs: 15_000 }),
     ),
   );
   // Each monitor leaves its pid, so it can be stopped as soon as the retry is over (one file per
@@ -154,7 +182,7 @@ async function traceRetry(
       ),
     );
     await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_MS));
-    await request.retry().catch(() => undefined);
+    await retry().catch(() => undefined);
     // Late packets of the retry (a retransmission, the reply) still get a moment to show.
     await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
     await Promise.all(

@@ -204,8 +204,8 @@ export class EmulatedDriver implements LabDriver {
 
   /**
    * The nodes on the cell's path (source, target nodes; for lookups also the DNS pod's) traced
-   * for packets between any two of the flow's addresses: the run's pods on those nodes, the nodes,
-   * the Services, the cluster DNS, outside and the external echo.
+   * for packets between any two of the flow's addresses: those nodes and their pod networks, the
+   * Services, the cluster DNS, outside and the external echo.
    */
   async pathEvidence(cell: CellMeta, spec: ProbeSpec, timeoutMs: number): Promise<PathEvidence> {
     const workloads = this.#workloads;
@@ -231,6 +231,7 @@ export class EmulatedDriver implements LabDriver {
     return collectPathEvidence((node) => this.cluster.hosts.shell(node), {
       nodes,
       addresses: [...addresses].filter((a) => a !== ''),
+      networks: nodes.map((n) => planned.get(n)!.podCIDR),
       retry,
       retryMs: probeProgramMs(spec.request, timeoutMs),
       // What HNS would show of a Windows node here: the CNI config its rules come from.

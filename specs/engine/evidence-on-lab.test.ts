@@ -1,6 +1,6 @@
 /**
  * Integration: a fault the catalogue does not know — a foreign nftables table on one node that
- * drops one flow — turns exactly that node's cells red, and their path evidence names the table,
+ * drops one flow, routed or the node's own — turns exactly that node's cells red, and their path evidence names the table,
  * chain and rule on that node in its first line; green cells get none. The suite runs as a child
  * process, as users run it.
  */
@@ -27,20 +27,21 @@ describe('path evidence of a hand-made drop (integration)', function () {
     lab = await startTestLab('evid');
   });
 
-  after(async () => {
+  afterEach(async () => {
     await lab?.cluster.hosts
       .shell('win2')
       .exec(['nft', 'delete', 'table', 'inet', FOREIGN_TABLE], { check: false });
+  });
+
+  after(async () => {
     await lab?.down();
   });
 
-  it('names the foreign rule on win2 for every red cell, and only win2 → lin1 cells are red', async () => {
+  /** Drops on win2 what `rule` matches in `hook`, runs the suite, returns its cells and results folder. */
+  async function runWithDrop(rule: string, hook: 'forward' | 'output') {
     const current = lab!;
-    const nodes = new Map(current.cluster.plan.nodes.map((n) => [n.name, n]));
-    const [win2, lin1] = [nodes.get('win2')!, nodes.get('lin1')!];
-    const rule = `ip saddr ${win2.podCIDR} ip daddr ${lin1.podCIDR} tcp dport 8080 drop`;
     await current.cluster.hosts.shell('win2').exec(['nft', '-f', '-'], {
-      input: foreignDropTable(rule),
+      input: foreignDropTable(rule, hook),
     });
     const results = join(current.labHome, 'results');
     const run = await runSuite(new ExecaRunner(silentLogger()), results, {
@@ -49,6 +50,15 @@ describe('path evidence of a hand-made drop (integration)', function () {
       timeoutMs: 240_000,
       env: { PROBE_TIMEOUT_MS: '1000', EVIDENCE: 'failed', EVIDENCE_MAX_CELLS: '20' },
     });
+    return { run, results };
+  }
+
+  const podCIDR = (name: string): string =>
+    lab!.cluster.plan.nodes.find((n) => n.name === name)!.podCIDR;
+
+  it('names the foreign rule on win2 for every red cell, and only win2 → lin1 cells are red', async () => {
+    const rule = `ip saddr ${podCIDR('win2')} ip daddr ${podCIDR('lin1')} tcp dport 8080 drop`;
+    const { run, results } = await runWithDrop(rule, 'forward');
     const red = expectOnlyDroppedCells(run.cells, {
       source: 'win2',
       target: 'lin1',
@@ -67,5 +77,21 @@ describe('path evidence of a hand-made drop (integration)', function () {
     );
     const junit = readFileSync(join(results, 'junit_01.xml'), 'utf8');
     expect(junit).to.include(`[[ATTACHMENT|${join(results, red[0]!.evidence!.files[0]!)}]]`);
+  });
+
+  it("a drop of win2's own packets to lin1's pods: its two host-network cells red, the rule named", async () => {
+    // win2 sends to another node's pods from its VXLAN address, inside its own pod network.
+    const rule = `ip daddr ${podCIDR('lin1')} tcp dport 8080 drop`;
+    const { run } = await runWithDrop(rule, 'output');
+    const red = expectOnlyDroppedCells(run.cells, {
+      source: 'win2',
+      target: 'lin1',
+      node: 'win2',
+      rule,
+    });
+    expect(red.map((c) => c.cell).sort()).to.deep.equal([
+      'host-network-to-pod/windows-to-linux/cross-node/win2/lin1/ip',
+      'host-network-to-service/windows-to-linux/win2/cluster-ip',
+    ]);
   });
 });

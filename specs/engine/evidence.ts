@@ -4,12 +4,19 @@
  * traced retry, written under `<results>/evidence/<cell id>/`. Cells go one after another (each
  * traces a retry, and traces of two flows at once would mix); each cell's nodes in parallel.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CellResult } from '../../lab/contracts/results-file.ts';
 import type { ProbeSpec } from '../model/cell-plan.ts';
 import type { LabDriver } from '../model/lab-driver.ts';
 import type { SuiteSettings } from './suite-settings.ts';
+
+const EVIDENCE_ROOT = 'evidence';
+
+/** Removes an earlier run's evidence, which would otherwise pass for this run's. */
+export function removeEvidence(resultsDir: string): void {
+  rmSync(join(resultsDir, EVIDENCE_ROOT), { recursive: true, force: true });
+}
 
 /** The folder under the results that holds a cell's evidence: its id, one path segment per level. */
 export function evidenceDir(cell: string): string {
@@ -18,7 +25,7 @@ export function evidenceDir(cell: string): string {
     /^\.*$/.test(part)
       ? '_'.repeat(Math.max(part.length, 1))
       : part.replace(/[^A-Za-z0-9._+,-]/g, '_');
-  return join('evidence', ...cell.split('/').map(safe));
+  return join(EVIDENCE_ROOT, ...cell.split('/').map(safe));
 }
 
 /** The cells to collect for, in the run's order. */

@@ -11,7 +11,7 @@ import { LAB_READY_CELL, runStatus, unknownRunInfo, type Report } from '../model
 import { podNames } from '../model/workload-names.ts';
 import { resultsDir, writeReport } from '../report/write-report.ts';
 import { CellRunner } from './cell-runner.ts';
-import { collectEvidence, evidenceCells } from './evidence.ts';
+import { collectEvidence, evidenceCells, removeEvidence } from './evidence.ts';
 import { expectationFor } from './profile.ts';
 import { RunRecorder } from './run-recorder.ts';
 import type { SuiteSettings } from './suite-settings.ts';
@@ -114,11 +114,12 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
     });
 
     after('path evidence of failing cells', async function () {
+      const dir = options.resultsDir ?? resultsDir();
+      removeEvidence(dir);
       if (driver === undefined || run === undefined || runner === undefined) return;
       const cells = evidenceCells(await runner.probed(), run.evidence);
       if (cells.length === 0 || driver.pathEvidence === undefined) return;
       this.timeout(cells.length * (run.timeoutMs * 3 + 30_000));
-      const dir = options.resultsDir ?? resultsDir();
       const started = performance.now();
       const collected = await collectEvidence(driver, cells, dir, run.timeoutMs);
       for (const [cell, evidence] of collected) recorder.attachEvidence(cell, evidence);

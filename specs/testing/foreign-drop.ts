@@ -1,15 +1,18 @@
 /**
  * A fault the catalogue does not know, for integration tests of path evidence: a foreign
- * nftables table on one node that drops one flow in its forward hook, and what its run must show.
+ * nftables table on one node that drops one flow, and what its run must show.
  */
 import { expect } from 'chai';
 import { isRed, type CellResult } from '../../lab/contracts/results-file.ts';
 
 export const FOREIGN_TABLE = 'hl_test_foreign';
 
-/** `nft -f` input: table inet FOREIGN_TABLE, chain blocker, dropping what `rule` matches. */
-export function foreignDropTable(rule: string): string {
-  return `table inet ${FOREIGN_TABLE} {\n  chain blocker {\n    type filter hook forward priority 0;\n    ${rule}\n  }\n}\n`;
+/**
+ * `nft -f` input: table inet FOREIGN_TABLE, chain blocker, dropping what `rule` matches in `hook`
+ * (forward: what the node routes for its pods; output: what the node itself sends).
+ */
+export function foreignDropTable(rule: string, hook: 'forward' | 'output' = 'forward'): string {
+  return `table inet ${FOREIGN_TABLE} {\n  chain blocker {\n    type filter hook ${hook} priority 0;\n    ${rule}\n  }\n}\n`;
 }
 
 /**

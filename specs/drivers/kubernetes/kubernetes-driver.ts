@@ -237,7 +237,8 @@ export class KubernetesDriver implements LabDriver {
    * Path evidence of a failing cell from the lab's own node shells (absent for an existing
    * cluster): the cell's nodes and those of the cluster DNS pods for lookups. Linux nodes trace a
    * retry with nftables, Windows nodes capture another with pktmon and show HNS's view; packets
-   * between the run's pods there, the nodes, the Services, the cluster DNS and the echo.
+   * between the run's pods there (and, on Linux, those nodes' pod networks), the nodes, the
+   * Services, the cluster DNS and the echo.
    */
   async pathEvidence(cell: CellMeta, spec: ProbeSpec, timeoutMs: number): Promise<PathEvidence> {
     const shellOf = this.#options.nodeShell;
@@ -268,6 +269,7 @@ export class KubernetesDriver implements LabDriver {
         : await collectPathEvidence(shellOf, {
             nodes: linux,
             addresses: flow,
+            networks: await this.#podNetworks(linux),
             retry,
             retryMs: probeProgramMs(spec.request, timeoutMs),
           });
@@ -280,6 +282,14 @@ export class KubernetesDriver implements LabDriver {
       })),
     );
     return withWindowsEvidence(traced, captures);
+  }
+
+  /** The pod CIDRs of `names` as their Node objects give them (none when unreadable). */
+  async #podNetworks(names: readonly string[]): Promise<string[]> {
+    const { items } = await this.#clients.core.listNode().catch(() => ({ items: [] }));
+    return items
+      .filter((n) => names.includes(n.metadata?.name ?? ''))
+      .flatMap((n) => n.spec?.podCIDR ?? []);
   }
 
   /** The cluster DNS: its Service address, its pods' addresses and nodes (none when unreadable). */
