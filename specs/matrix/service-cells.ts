@@ -1,5 +1,5 @@
 /** The Service rows: pods and nodes to each OS's Service, and a pod to its own (hairpin). */
-import type { CellKey } from '../../lab/contracts/cells.ts';
+import type { CellKey, Os } from '../../lab/contracts/cells.ts';
 import type { Endpoint } from '../../lab/contracts/results-file.ts';
 import type { CellPlan } from '../model/cell-plan.ts';
 import { hostNetworkSource, type SuiteNode } from '../model/lab-driver.ts';
@@ -17,18 +17,23 @@ import {
 } from './cell-parts.ts';
 import type { MatrixRow } from './rows.ts';
 
+/** The cell end of the Service backed by pods of `os`: its backend nodes, or `-` without any. */
+function serviceEnd(os: Os, backends: readonly SuiteNode[]): Endpoint {
+  return {
+    os,
+    node: backends.map((n) => n.name).join(',') || '-',
+    name: serviceName(os),
+    label: `${os} service`,
+  };
+}
+
 export function podToService(
   row: Extract<MatrixRow, { kind: 'pod-to-service' | 'pod-to-service-udp' }>,
   nodes: readonly SuiteNode[],
 ): CellPlan[] {
   const sources = nodesOf(nodes, row.from);
   const backends = nodesOf(nodes, row.to);
-  const target = {
-    os: row.to,
-    node: backends.map((n) => n.name).join(',') || '-',
-    name: serviceName(row.to),
-    label: `${row.to} service`,
-  };
+  const target = serviceEnd(row.to, backends);
   if (sources.length === 0 || backends.length === 0) {
     const lacks = sources.length === 0 ? row.from : row.to;
     return row.vias.map((via) => ({
@@ -134,12 +139,7 @@ export function hostNetworkToService(
 ): CellPlan[] {
   const sources = nodesOf(nodes, row.from);
   const backends = nodesOf(nodes, row.to);
-  const target = {
-    os: row.to,
-    node: backends.map((n) => n.name).join(',') || '-',
-    name: serviceName(row.to),
-    label: `${row.to} service`,
-  };
+  const target = serviceEnd(row.to, backends);
   const key = (node?: string): CellKey => ({
     kind: row.kind,
     from: row.from,
