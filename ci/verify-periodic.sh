@@ -84,7 +84,7 @@ periodic() {
   echo "== $run: ci/periodic.sh $SPEC exited $RC (log: $run.log)"
 }
 
-only_windows_sourced() { ! grep -Ev '^pod-to-pod(-udp)?/windows-to-' <<<"$FAILING"; }
+only_windows_sourced() { ! grep -Ev '^(pod-to-pod(-udp)?|icmp)/windows-to-' <<<"$FAILING"; }
 # listed TREND HEADING TITLE TEXT: a row of the trend.md section HEADING names TITLE and shows TEXT.
 listed() {
   awk -v h="$2" 'index($0,h)==1{on=1;next} /^### /{on=0} on' "$1" | grep -F -- "$3" | grep -qF -- "$4"
@@ -122,7 +122,7 @@ periodic run2 PERIODIC_AFTER_UP="$FAULT"
 FAILING=$(json "$WORK/run2/artifacts/results.json" "d.cells.filter(c=>c.verdict==='fail').map(c=>c.cell).join('\n')")
 check "run2 (fault) exits with the suite's code ($RC)" test "$RC" -ge 1 -a "$RC" -le 124
 check "run2 fault made cells fail" [ -n "$FAILING" ]
-check "run2 fault failed only pod-to-pod cells (TCP and UDP) from Windows pods" only_windows_sourced
+check "run2 fault failed only pod-to-pod cells (TCP, UDP, ICMP) from Windows pods" only_windows_sourced
 RUN2_ID=$(json "$WORK/run2/artifacts/results.json" d.run.runId)
 TREND2="$WORK/run2/artifacts/trend.md"
 while IFS= read -r cell; do
