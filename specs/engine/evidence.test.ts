@@ -1,7 +1,11 @@
 import { expect } from 'chai';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CellResult } from '../../lab/contracts/results-file.ts';
 import type { ProbeSpec } from '../model/cell-plan.ts';
-import { evidenceCells, evidenceDir } from './evidence.ts';
+import type { LabDriver } from '../model/lab-driver.ts';
+import { collectEvidence, evidenceCells, evidenceDir } from './evidence.ts';
 import { suiteSettings } from './suite-settings.ts';
 
 const spec: ProbeSpec = {
@@ -49,5 +53,36 @@ describe('evidence selection', () => {
       "EVIDENCE must be one of failed, all, off, got 'some'",
     );
     expect(() => suiteSettings({ EVIDENCE_MAX_CELLS: '0' }, [])).to.throw(/EVIDENCE_MAX_CELLS/);
+  });
+
+  it('cuts a cell whose collection hangs off at its budget and goes on with the next', async () => {
+    // As a real cluster on emulated VMs once did: the suite's after hook timed out, and mocha then
+    // skipped the cleanup hook after it, leaving the run namespace and the echo behind.
+    const driver = {
+      pathEvidence: (meta: CellResult) =>
+        meta.cell === 'a/hangs'
+          ? new Promise(() => undefined)
+          : Promise.resolve({ diedAt: 'dropped on lin1', path: 'dropped on lin1', nodes: [] }),
+    } as unknown as LabDriver;
+    const dir = mkdtempSync(join(tmpdir(), 'hl-evidence-'));
+    try {
+      const started = performance.now();
+      const collected = await collectEvidence(
+        driver,
+        [cell('a/hangs', 'fail'), cell('b/fails', 'fail')],
+        dir,
+        50,
+        200,
+      );
+      expect(performance.now() - started).to.be.lessThan(2000);
+      // 2 × the probe's 50 ms + 200 ms.
+      expect(collected.get('a/hangs')?.diedAt).to.equal('no evidence: not collected within 0.3 s');
+      expect(readFileSync(join(dir, 'evidence/a/hangs/path.txt'), 'utf8')).to.equal(
+        'no evidence: not collected within 0.3 s\n',
+      );
+      expect(collected.get('b/fails')?.diedAt).to.equal('dropped on lin1');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -7,8 +7,11 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CellResult } from '../../lab/contracts/results-file.ts';
+import type { PathEvidence } from '../../lab/cluster/path-evidence.ts';
+import { probeProgramMs } from '../drivers/probe-args.ts';
 import type { ProbeSpec } from '../model/cell-plan.ts';
 import type { LabDriver } from '../model/lab-driver.ts';
+import { withDeadline } from './deadline.ts';
 import type { SuiteSettings } from './suite-settings.ts';
 
 const EVIDENCE_ROOT = 'evidence';
@@ -42,14 +45,34 @@ export function evidenceCells(
 }
 
 /**
+ * What one cell's collection may take beyond its retry: snapshots, the trace's setup and teardown
+ * over the node shells (seconds each on an emulated VM), and a Windows capture of its own.
+ */
+const EVIDENCE_OVERHEAD_MS = 60_000;
+
+function cellBudgetMs(spec: ProbeSpec, timeoutMs: number, overheadMs: number): number {
+  return 2 * probeProgramMs(spec.request, timeoutMs) + overheadMs;
+}
+
+/** The longest the collection for `cells` can take: each cell is cut off at its own budget. */
+export function evidenceBudgetMs(cells: readonly { spec: ProbeSpec }[], timeoutMs: number): number {
+  return cells.reduce(
+    (sum, { spec }) => sum + cellBudgetMs(spec, timeoutMs, EVIDENCE_OVERHEAD_MS),
+    0,
+  );
+}
+
+/**
  * Collects and writes the evidence of `cells`; returns what each result gets. A cell whose
- * collection fails gets the reason as its evidence, so a report never hides that it is missing.
+ * collection fails, or outlasts its budget, gets the reason as its evidence, so a report never
+ * hides that it is missing.
  */
 export async function collectEvidence(
   driver: LabDriver,
   cells: readonly { result: CellResult; spec: ProbeSpec }[],
   resultsDir: string,
   timeoutMs: number,
+  overheadMs = EVIDENCE_OVERHEAD_MS,
 ): Promise<Map<string, NonNullable<CellResult['evidence']>>> {
   const collected = new Map<string, NonNullable<CellResult['evidence']>>();
   const collect = driver.pathEvidence?.bind(driver);
@@ -63,7 +86,13 @@ export async function collectEvidence(
       return join(dir, file);
     };
     try {
-      const evidence = await collect(result, spec, timeoutMs);
+      const budget = cellBudgetMs(spec, timeoutMs, overheadMs);
+      const evidence = await withDeadline<PathEvidence | undefined>(
+        collect(result, spec, timeoutMs),
+        budget,
+        () => undefined,
+      );
+      if (evidence === undefined) throw new Error(`not collected within ${budget / 1000} s`);
       const files = [write('path.txt', `${evidence.path}\n`)];
       for (const { node, files: texts } of evidence.nodes)
         for (const [name, text] of Object.entries(texts)) files.push(write(join(node, name), text));
