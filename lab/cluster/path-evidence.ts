@@ -16,6 +16,12 @@ const TRACE_TABLE = 'hl_evidence_trace';
 const SUBSCRIBE_MS = 500;
 /** How long the trace goes on after the retry ended. */
 const LINGER_MS = 300;
+/**
+ * How long a monitor may outlive the retry's own time: an exec through the API adds to it (33 s
+ * for a 10 s probe on an emulated VM). Each monitor is stopped once the retry is over, so this
+ * only bounds one whose stop failed.
+ */
+const MONITOR_MARGIN_MS = 60_000;
 /** Each file is cut here, so a huge ruleset cannot fill the results. */
 export const EVIDENCE_FILE_MAX_BYTES = 256 * 1024;
 
@@ -155,7 +161,7 @@ async function traceRetry(
   retryMs: number,
   flow: readonly string[],
 ): Promise<string[]> {
-  const listenS = Math.ceil((SUBSCRIBE_MS + retryMs + 500) / 1000);
+  const listenS = Math.ceil((SUBSCRIBE_MS + retryMs + LINGER_MS + MONITOR_MARGIN_MS) / 1000);
   await Promise.all(
     shells.map((shell) =>
       shell.exec(['nft', '-f', '-'], { input: traceTable(flow), timeoutMs: 15_000 }),
