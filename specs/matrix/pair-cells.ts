@@ -124,6 +124,17 @@ function podRequest(
   }
 }
 
+/** The source pod on `src`, the target pod on `dst` for `placement`, and the cell's two ends. */
+function podPair(row: { from: Os; to: Os }, src: SuiteNode, dst: SuiteNode, placement: Placement) {
+  const from = sourcePod(src.name);
+  const to = targetPod(dst, placement);
+  return {
+    from,
+    to,
+    ends: { source: podEnd(row.from, src.name, from), target: podEnd(row.to, dst.name, to) },
+  };
+}
+
 /** Pod → pod over TCP or UDP by IP and by name, and large answers by IP. */
 export function podToPod(
   row: Extract<MatrixRow, { kind: 'pod-to-pod' | 'pod-to-pod-udp' | 'large-response' }>,
@@ -135,11 +146,9 @@ export function podToPod(
       : { placements: ['cross-node' as const], vias: ['ip' as const] };
   const blank = { source: podEnd(row.from, '-'), target: podEnd(row.to, '-') };
   return pairCells(row, placements, vias, nodes, blank, (src, dst, placement, via) => {
-    const from = sourcePod(src.name);
-    const to = targetPod(dst, placement);
+    const { from, to, ends } = podPair(row, src, dst, placement);
     return {
-      source: podEnd(row.from, src.name, from),
-      target: podEnd(row.to, dst.name, to),
+      ...ends,
       probe: (w) => {
         const target = pod(w, to);
         const host = via === 'ip' ? target.ip : target.fqdn;
@@ -156,11 +165,9 @@ export function icmp(
 ): CellPlan[] {
   const blank = { source: podEnd(row.from, '-'), target: podEnd(row.to, '-') };
   return pairCells(row, row.placements, ['ip'], nodes, blank, (src, dst, placement) => {
-    const from = sourcePod(src.name);
-    const to = targetPod(dst, placement);
+    const { from, to, ends } = podPair(row, src, dst, placement);
     return {
-      source: podEnd(row.from, src.name, from),
-      target: podEnd(row.to, dst.name, to),
+      ...ends,
       probe: (w) => {
         const target = pod(w, to).ip;
         return {
