@@ -34,10 +34,12 @@ const endpoints: ProbeRequest = {
   maxRequests: 8,
 };
 /** What curl prints for one endpoints connection: each body, then its status line. */
-const transfers = (...answers: [body: string, status: number, connects: number][]) =>
+const transfers = (
+  ...answers: [body: string, status: number, connects: number, times?: string][]
+) =>
   answers
-    .map(([body, status, connects]) => {
-      const line = `--hybrid-lab-status:${status} ${body.length} 10.96.101.21 ${connects}`;
+    .map(([body, status, connects, times = '0.000010 0.000400']) => {
+      const line = `--hybrid-lab-status:${status} ${body.length} 10.96.101.21 ${connects} ${times}`;
       return `${body}\n${line}\n`;
     })
     .join('');
@@ -134,18 +136,17 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
         '-sS',
         '-v',
         '--fail-early',
-        // Connected before a lost SYN would be retransmitted (endpoint-sweep.mjs).
         '--connect-timeout',
-        '0.900',
+        '1.500',
         '-m',
         '1.500',
         '-w',
-        '\\n--hybrid-lab-status:%{http_code} %{size_download} %{remote_ip} %{num_connects}\\n',
+        '\\n--hybrid-lab-status:%{http_code} %{size_download} %{remote_ip} %{num_connects} %{time_namelookup} %{time_connect}\\n',
         'http://10.96.101.21/hostname',
         'http://10.96.101.21/clientip',
       ]);
       const windows = probeCommand('windows', { ...endpoints, base: 'http://web-linux' }, 3000);
-      expect(windows[0]).to.equal('curl.exe');
+      expect(windows.slice(0, 2)).to.deep.equal(['curl.exe', '-4']);
       expect(windows.slice(-2)).to.deep.equal([
         'http://web-linux/hostname',
         'http://web-linux/clientip',
@@ -158,6 +159,29 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
         result: 'ok',
         answers: [{ endpoint: 'netexec-lin2-a', client: '10.244.1.5' }],
       });
+    });
+
+    it('judges the SYN from the lookup on: a slow lookup passes, a connect over 900 ms lost its first SYN', () => {
+      // Looked up in 2.4 s (an emulated VM's resolver), connected 3 ms later: answered.
+      const slowLookup = transfers(
+        ['netexec-lin2-a', 200, 1, '2.400000 2.403000'],
+        ['10.244.1.5:43512', 200, 0],
+      );
+      expect(replyFromExec(endpoints, ran(0, slowLookup)).result).to.equal('ok');
+      // Looked up at once, connected 1.02 s later: the first SYN went unanswered.
+      const lostSyn = transfers(
+        ['netexec-lin2-a', 200, 1, '0.000010 1.020010'],
+        ['10.244.1.5:43512', 200, 0],
+      );
+      expect(replyFromExec(endpoints, ran(0, lostSyn))).to.deep.equal({
+        result: 'timeout',
+        error:
+          'connected after 1020 ms, over 900 ms: a SYN was lost (a retransmission is load-balanced anew)',
+      });
+      const untimed = transfers(['netexec-lin2-a', 200, 1, ''], ['10.244.1.5:43512', 200, 0]);
+      expect(replyFromExec(endpoints, ran(0, untimed)).error).to.match(
+        /^curl printed no connect time/,
+      );
     });
 
     it('reports a 404 on /clientip as http-error naming the path', () => {

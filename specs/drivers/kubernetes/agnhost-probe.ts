@@ -36,7 +36,9 @@
  * - endpoints → one exec per connection (Windows pods have no shell to loop in; the driver sweeps
  *   with endpoint-sweep.mjs): `curl --fail-early … BASE/hostname BASE/clientip`, which reuses the
  *   connection for the second URL, so both bodies come from one backend. A status line after each
- *   transfer carries `%{num_connects}`: 0 for /clientip proves the connection was reused.
+ *   transfer carries `%{num_connects}`: 0 for /clientip proves the connection was reused; and
+ *   `%{time_namelookup}` and `%{time_connect}`: curl's --connect-timeout counts the lookup too, so
+ *   the SYN's own time is judged from their difference. A name is looked up with -4, as `dns` does.
  * - endpoints over UDP (`udp://HOST:PORT`), one exec per socket. Linux (the image is Debian with
  *   bash and coreutils): bash's /dev/udp opens one connected socket, `hostname` and then `clientip`
  *   go out of it, and `dd count=1` reads one reply datagram each under `timeout`; one source port,
@@ -46,6 +48,7 @@
  *   seen, and every client address seen is checked, but a wrong source address confined to one
  *   endpoint is found only when a `clientip` datagram lands there.
  */
+import { isIP } from 'node:net';
 import type { ProbeReply, ProbeRequest } from '../../model/lab-driver.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
 import type { ExecResult } from './exec-in-pod.ts';
@@ -65,8 +68,11 @@ import {
 
 const STATUS_MARK = '--hybrid-lab-status:';
 const STATUS_LINE = new RegExp(`^${STATUS_MARK}(.*)$`, 'gm');
-/** After each transfer: its status, body size, where curl connected and whether it connected anew. */
-const TRANSFER_STATUS = `\\n${STATUS_MARK}%{http_code} %{size_download} %{remote_ip} %{num_connects}\\n`;
+/**
+ * After each transfer: its status, body size, where curl connected, whether it connected anew, and
+ * when (seconds from the start) the name was looked up and the TCP connect completed.
+ */
+const TRANSFER_STATUS = `\\n${STATUS_MARK}%{http_code} %{size_download} %{remote_ip} %{num_connects} %{time_namelookup} %{time_connect}\\n`;
 /** Bodies are cut like probe.mjs cuts them, so one line stays readable in logs and JUnit. */
 const MAX_BODY_CHARS = 4096;
 
@@ -120,16 +126,19 @@ export function probeCommand(os: Os, request: ProbeRequest, timeoutMs: number): 
     }
     case 'endpoints': {
       if (request.base.startsWith('udp:')) return udpSweepCommand(os, request.base, timeoutMs);
-      // curl's limits apply to each transfer: the two GETs share one request's budget. A connect
-      // slower than SWEEP_CONNECT_MS lost its first SYN (see endpoint-sweep.mjs).
+      // curl's limits apply to each transfer: the two GETs share one request's budget. curl's
+      // connect timeout includes the name's lookup, so the SYN's own time is judged afterwards
+      // from the status line (a connect slower than SWEEP_CONNECT_MS lost its first SYN).
       const half = seconds(timeoutMs / 2);
+      const byName = isIP(new URL(request.base).hostname) === 0;
       return [
         curl(os),
+        ...(byName ? ['-4'] : []),
         '-sS',
         '-v',
         '--fail-early',
         '--connect-timeout',
-        seconds(Math.min(timeoutMs / 2, SWEEP_CONNECT_MS)),
+        half,
         '-m',
         half,
         '-w',
@@ -318,6 +327,8 @@ interface Transfer {
   peer: string | undefined;
   /** New connections curl made for it (%{num_connects}); NaN when not printed. */
   connects: number;
+  /** Milliseconds from the name's lookup to the TCP connect (0 on a reused connection); NaN when not printed. */
+  connectMs: number;
 }
 
 /** curl's stdout cut at each -w status line: one Transfer per URL it fetched. */
@@ -325,13 +336,16 @@ function curlTransfers(stdout: string): Transfer[] {
   const transfers: Transfer[] = [];
   let from = 0;
   for (const line of stdout.matchAll(STATUS_LINE)) {
-    const [status, bytes = '0', peer, connects] = (line[1] ?? '').trim().split(' ');
+    const [status, bytes = '0', peer, connects, lookedUp, connected] = (line[1] ?? '')
+      .trim()
+      .split(' ');
     transfers.push({
       status: Number(status),
       body: stdout.slice(from, line.index).trim().slice(0, MAX_BODY_CHARS),
       bytes: Number(bytes),
       peer: peer === '' ? undefined : peer,
       connects: Number(connects),
+      connectMs: Math.round((Number(connected) - Number(lookedUp)) * 1000),
     });
     from = line.index + line[0].length;
   }
@@ -364,6 +378,13 @@ function endpointsReply(exitCode: number, stdout: string, stderr: string): Probe
   }
   // Both are there: the loop returned otherwise.
   const [hostname, clientip] = transfers as [Transfer, Transfer];
+  if (!Number.isFinite(hostname.connectMs)) {
+    return { result: 'error', error: `curl printed no connect time: ${stdout.slice(-200)}` };
+  }
+  if (hostname.connectMs > SWEEP_CONNECT_MS) {
+    const error = `connected after ${hostname.connectMs} ms, over ${SWEEP_CONNECT_MS} ms: a SYN was lost (a retransmission is load-balanced anew)`;
+    return { result: 'timeout', error };
+  }
   if (clientip.connects > 0) {
     const error = `curl connected anew for ${ENDPOINT_PATHS[1]}; it may have reached another backend`;
     return { result: 'error', error };
