@@ -6,9 +6,23 @@ $ErrorActionPreference = 'Continue'
 $HlEvidenceEtl = 'C:\Windows\Temp\hl-evidence.etl'
 $HlEvidenceText = 'C:\Windows\Temp\hl-evidence.txt'
 
-# HNS's own view: networks, endpoints and the load-balancer policy lists VFP applies, as JSON;
-# then the node's IPv4 routes and neighbours.
-function Write-HlNodeView {
+# HNS's own view: networks, endpoints and the load-balancer policy lists VFP applies, as JSON, and
+# hnsdiag's listing of them; VFP's vSwitch ports and the state of the flow's endpoints' ports; then
+# the node's IPv4 routes and neighbours. hnsdiag and vfpctrl are called only in the forms Microsoft
+# documents (lab/provision/windows-builtin-commands.ts).
+function Write-HlNodeView([string[]]$Addresses) {
+  Write-Output '==hl-evidence== hnsdiag.txt'
+  hnsdiag.exe list networks
+  hnsdiag.exe list endpoints
+  Write-Output '==hl-evidence== vfp-ports.txt'
+  $ports = @(vfpctrl.exe /list-vmswitch-port)
+  $ports
+  foreach ($endpoint in @(Get-HnsEndpoint | Where-Object { $Addresses -contains $_.IPAddress })) {
+    $port = Get-HlVfpPort -Listing $ports -Mac $endpoint.MacAddress
+    if ($null -eq $port) { continue }
+    Write-Output "==hl-evidence== vfp-port-$($endpoint.IPAddress).txt"
+    vfpctrl.exe /port $port /get-port-state
+  }
   Write-Output '==hl-evidence== hns-networks.json'
   Get-HnsNetwork | ConvertTo-Json -Depth 20
   Write-Output '==hl-evidence== hns-endpoints.json'
@@ -19,6 +33,20 @@ function Write-HlNodeView {
   Get-NetRoute -AddressFamily IPv4 | Format-Table -AutoSize | Out-String -Width 4096
   Write-Output '==hl-evidence== neighbours.txt'
   Get-NetNeighbor -AddressFamily IPv4 | Format-Table -AutoSize | Out-String -Width 4096
+}
+
+# The name of the VFP port whose block in `vfpctrl /list-vmswitch-port` shows the MAC address $Mac
+# (each block starts with its `Port name : …` line); $null when none does.
+function Get-HlVfpPort([string[]]$Listing, [string]$Mac) {
+  $current = $null
+  foreach ($line in $Listing) {
+    if ($line -match '^\s*Port name\s*:\s*(\S+)') {
+      $current = $Matches[1]
+    } elseif ($null -ne $current -and $Mac -ne '' -and $line -match [regex]::Escape($Mac)) {
+      return $current
+    }
+  }
+  return $null
 }
 
 # A packet capture of the flow's addresses (one pktmon filter each), every component, whole packets.

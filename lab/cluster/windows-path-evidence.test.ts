@@ -13,6 +13,12 @@ const AFTER_RETRY = [
   '==hl-evidence== pktmon.txt',
   '[00]0000.0000::2026-11-25 10:00:00.000 [Microsoft-Windows-PktMon] PktGroupId 1, PktNumber 1, Appearance 1, Direction Rx , Type Ethernet , Component 13, Edge 1, Filter 1, OriginalSize 74, LoggedSize 74',
   '[00]0000.0000::2026-11-25 10:00:00.000 [Microsoft-Windows-PktMon] Drop: PktGroupId 1, PktNumber 1, Appearance 2, Direction Rx , Type Ethernet , Component 27, Filter 1, DropReason Filtered VLAN , DropLocation 0xE000000E',
+  '==hl-evidence== hnsdiag.txt',
+  'Networks:',
+  '==hl-evidence== vfp-ports.txt',
+  'Port name             : 4FD72AB0-2C35-4AE7-AC9A-F893495BD5EF',
+  '==hl-evidence== vfp-port-10.244.3.2.txt',
+  'Port state',
   '==hl-evidence== hns-networks.json',
   '[{ "Name": "vxlan0", "Type": "Overlay" }]\r',
   '==hl-evidence== routes.txt',
@@ -28,7 +34,7 @@ function windowsShell(afterRetry = AFTER_RETRY): NodeShell & { calls: string[][]
     exec(argv: readonly string[]): Promise<RunResult> {
       calls.push([...argv]);
       const call = Buffer.from(argv.at(-1)!, 'base64').toString('utf16le');
-      const stdout = call.trimEnd().endsWith('Write-HlNodeView') ? afterRetry : '';
+      const stdout = call.includes('\nStop-HlCapture; Write-HlNodeView') ? afterRetry : '';
       return Promise.resolve({ exitCode: 0, stdout, stderr: '', timedOut: false } as RunResult);
     },
   };
@@ -68,10 +74,13 @@ describe('path evidence on Windows nodes (pktmon, HNS)', () => {
     );
     expect(calls).to.deep.equal([
       "Start-HlCapture -Addresses @('10.244.3.2','10.96.0.3')",
-      'Stop-HlCapture; Write-HlNodeView',
+      "Stop-HlCapture; Write-HlNodeView -Addresses @('10.244.3.2','10.96.0.3')",
     ]);
     expect(Object.keys(evidence.files)).to.deep.equal([
       'pktmon.txt',
+      'hnsdiag.txt',
+      'vfp-ports.txt',
+      'vfp-port-10.244.3.2.txt',
       'hns-networks.json',
       'routes.txt',
     ]);

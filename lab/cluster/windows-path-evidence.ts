@@ -1,6 +1,7 @@
 /**
  * Evidence for one failing flow on a Windows node (real ones, over the lab's node shell): HNS's
- * view (networks, endpoints, load-balancer policy lists as JSON), routes and neighbours, and a
+ * view (networks, endpoints, load-balancer policy lists as JSON; hnsdiag's listing), VFP's ports
+ * and the state of the flow's endpoints' ports, routes and neighbours, and a
  * pktmon capture of the flow's addresses during one retry of the probe, whose first drop line
  * says where the packet died there. The commands are windows-path-evidence.ps1's.
  */
@@ -40,10 +41,13 @@ export async function collectWindowsEvidence(
     timeoutMs: CALL_MS,
   });
   await retry().catch(() => undefined);
-  const read = await shell.exec(evidenceCommand('Stop-HlCapture; Write-HlNodeView'), {
-    check: false,
-    timeoutMs: CALL_MS,
-  });
+  const read = await shell.exec(
+    evidenceCommand(`Stop-HlCapture; Write-HlNodeView -Addresses @(${list})`),
+    {
+      check: false,
+      timeoutMs: CALL_MS,
+    },
+  );
   const files = sections(read.stdout);
   if (started.exitCode !== 0 || read.exitCode !== 0) {
     files['errors.txt'] = [

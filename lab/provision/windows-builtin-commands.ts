@@ -17,6 +17,11 @@ export interface BuiltinCommand {
   module: string;
   /** The Microsoft Learn page that documents it. */
   doc: string;
+  /**
+   * For a tool documented only by a troubleshooting page: the invocations the page shows, `<…>`
+   * standing for a value. The scripts may call it only so.
+   */
+  forms?: readonly string[];
 }
 
 const learn = 'https://learn.microsoft.com/en-us';
@@ -159,9 +164,23 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
     doc: `${learn}/windows-hardware/manufacture/desktop/what-is-dism`,
   },
   {
+    // Learn documents it only in a troubleshooting page's commands, not a page of its own.
+    name: 'hnsdiag.exe',
+    module: 'executable',
+    doc: `${learn}/virtualization/windowscontainers/kubernetes/common-problems`,
+    forms: ['hnsdiag list networks', 'hnsdiag list endpoints'],
+  },
+  {
     name: 'pktmon.exe',
     module: 'executable',
     doc: `${learn}/windows-server/administration/windows-commands/pktmon`,
+  },
+  {
+    // The Windows Server 2016 SDN troubleshooting guide's "advanced diagnostics" commands.
+    name: 'vfpctrl.exe',
+    module: 'executable',
+    doc: `${learn}/windows-server/networking/sdn/troubleshoot/troubleshoot-windows-server-2016-software-defined-networking-stack`,
+    forms: ['vfpctrl /list-vmswitch-port', 'vfpctrl /port <port name> /get-port-state'],
   },
   {
     name: 'icacls.exe',

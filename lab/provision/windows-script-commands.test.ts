@@ -66,11 +66,16 @@ describe('commands of the Windows scripts', function () {
     ).to.deep.equal([]);
     for (const b of WINDOWS_BUILTIN_COMMANDS) {
       expect(b.doc, b.name).to.match(/^https:\/\/learn\.microsoft\.com\/en-us\/\S+$/);
-      expect(b.doc.toLowerCase(), `${b.name}: the page names it`).to.include(
-        b.module === 'executable'
-          ? b.name.toLowerCase().replace(/\.exe$/, '')
-          : b.name.toLowerCase(),
-      );
+      const bare = b.name.toLowerCase().replace(/\.exe$/, '');
+      if (b.forms === undefined) {
+        expect(b.doc.toLowerCase(), `${b.name}: the page names it`).to.include(
+          b.module === 'executable' ? bare : b.name.toLowerCase(),
+        );
+      } else {
+        // A troubleshooting page: the forms it shows, each calling the command itself.
+        expect(b.forms, b.name).to.not.be.empty;
+        for (const form of b.forms) expect(form.split(' ')[0], form).to.equal(bare);
+      }
       expect(Object.keys(WINDOWS_POWERSHELL_ALIASES), `${b.name} is an alias`).to.not.include(
         b.name,
       );

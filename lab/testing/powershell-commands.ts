@@ -20,6 +20,8 @@ export interface CommandUse {
   /** `&` (call) or `.` (dot-source) when invoked through an operator. */
   operator?: '&' | '.';
   target: CommandTarget;
+  /** Its arguments as written, one per element: `list`, `$port`, `/get-port-state`. */
+  elements: string[];
   /** `line:column`, 1-based, in the script that was read. */
   at: string;
 }
@@ -80,14 +82,18 @@ function readCommand(
     out.problems.push(`${at}: cannot tell which command \`${written}\` runs`);
     return;
   }
+  const elements = node.childForFieldName('command_elements');
+  const args = (elements?.children ?? [])
+    .filter((e) => e.type !== 'command_argument_sep')
+    .map((e) => e.text);
   for (const target of targets) {
     out.uses.push({
       written,
       ...(operator === '&' || operator === '.' ? { operator } : {}),
       target,
+      elements: args,
       at,
     });
-    const elements = node.childForFieldName('command_elements');
     const flags = elements === null ? [] : descendants(elements, ['command_parameter']);
     const code = flags.find((f) => CODE_FLAGS.test(f.text));
     if (SHELLS.has(target.name) && code !== undefined) {

@@ -10,6 +10,12 @@ const catalogue: CommandCatalogue = {
     { name: 'Get-Content', module: 'Microsoft.PowerShell.Management', doc: 'https://example/gc' },
     { name: 'Set-Content', module: 'Microsoft.PowerShell.Management', doc: 'https://example/sc' },
     { name: 'tar.exe', module: 'executable', doc: 'https://example/tar' },
+    {
+      name: 'vfpctrl.exe',
+      module: 'executable',
+      doc: 'https://example/sdn-troubleshooting',
+      forms: ['vfpctrl /list-vmswitch-port', 'vfpctrl /port <port name> /get-port-state'],
+    },
   ],
   installed: [
     {
@@ -75,6 +81,21 @@ describe('judging the commands of Windows scripts', function () {
     expect(findings[1]).to.match(/^x\.ps1:2:6: `%` is an alias of ForEach-Object/);
     expect(findings[2]).to.match(/is not where install\.ps1 puts kube-proxy\.exe/);
     expect(findings[3]).to.match(/runs a script that is not in the project/);
+  });
+
+  it('holds a tool documented only by a troubleshooting page to the forms the page shows', () => {
+    const verdict = check(
+      [
+        'vfpctrl.exe /list-vmswitch-port',
+        'vfpctrl.exe /PORT $port /get-port-state',
+        'vfpctrl.exe /port $port /list-rule',
+        'vfpctrl.exe /list-vmswitch-port /format 1',
+      ].join('\n'),
+    );
+    expect(verdict.findings).to.deep.equal([
+      'x.ps1:3:1: `vfpctrl.exe /port $port /list-rule` is not a form https://example/sdn-troubleshooting documents: vfpctrl /list-vmswitch-port; vfpctrl /port <port name> /get-port-state',
+      'x.ps1:4:1: `vfpctrl.exe /list-vmswitch-port /format 1` is not a form https://example/sdn-troubleshooting documents: vfpctrl /list-vmswitch-port; vfpctrl /port <port name> /get-port-state',
+    ]);
   });
 
   it("accepts an image's program only from a HostProcess container's sandbox folder", () => {

@@ -76,10 +76,16 @@ export function checkCommands(
           );
         continue;
       }
-      if (builtins.has(name)) {
+      const builtin = builtins.get(name);
+      if (builtin !== undefined) {
         verdict.used.add(name);
         if (path !== undefined && !path.startsWith('c:\\windows\\'))
           say(`${use.at}: \`${written}\` calls the built-in ${name} outside C:\\Windows`);
+        const forms = builtin.forms ?? [];
+        if (forms.length > 0 && !forms.some((form) => fitsForm(form, use.elements)))
+          say(
+            `${use.at}: \`${[written, ...use.elements].join(' ')}\` is not a form ${builtin.doc} documents: ${forms.join('; ')}`,
+          );
         continue;
       }
       const alias = aliases.get(name);
@@ -95,6 +101,20 @@ export function checkCommands(
 
   for (const script of scripts) judge(script.origin, script.dir, readCommands(parse, script.text));
   return verdict;
+}
+
+/**
+ * Whether `elements` (a call's arguments) are `form`'s (`vfpctrl /port <port name> /get-port-state`):
+ * the same words after the program's name, case aside, any one argument standing for each `<…>`.
+ */
+function fitsForm(form: string, elements: readonly string[]): boolean {
+  const words = (form.match(/<[^>]*>|\S+/g) ?? []).slice(1);
+  return (
+    words.length === elements.length &&
+    words.every(
+      (word, i) => word.startsWith('<') || word.toLowerCase() === elements[i]?.toLowerCase(),
+    )
+  );
 }
 
 /** Functions of the project scripts `read` dot-sources, and of what those dot-source in turn. */
