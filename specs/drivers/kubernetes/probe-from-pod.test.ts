@@ -65,13 +65,13 @@ describe('KubernetesDriver.probeFromPod (through a fake Exec)', () => {
     /** curl's stdout for one connection answered by `backend`, seen from 10.244.1.5. */
     const answeredBy = (backend: string): ExecScript => ({
       stdout: [
-        `${backend}\n--hybrid-lab-status:200 ${backend.length} 10.96.101.21 1\n`,
-        '10.244.1.5:43512\n--hybrid-lab-status:200 16 10.96.101.21 0\n',
+        `${backend}\n--hybrid-lab-status:200 ${backend.length} 10.96.101.21 1 0.000012 0.000390\n`,
+        '10.244.1.5:43512\n--hybrid-lab-status:200 16 10.96.101.21 0 0.000000 0.000000\n',
       ].join(''),
       status: exitStatus(0),
     });
     const refused: ExecScript = {
-      stdout: '\n--hybrid-lab-status:000 0  1\n',
+      stdout: '\n--hybrid-lab-status:000 0  1 0.000011 0.000000\n',
       stderr:
         "* connect to 10.96.101.21 port 80 failed: Connection refused\ncurl: (7) Failed to connect to 10.96.101.21 port 80 after 1 ms: Couldn't connect to server",
       status: exitStatus(7),
