@@ -66,7 +66,7 @@ describe('evidence selection', () => {
     } as unknown as LabDriver;
     const dir = mkdtempSync(join(tmpdir(), 'hl-evidence-'));
     try {
-      const started = performance.now();
+      // A hang that was not cut off would never resolve, and mocha's timeout would fail the test.
       const collected = await collectEvidence(
         driver,
         [cell('a/hangs', 'fail'), cell('b/fails', 'fail')],
@@ -74,7 +74,6 @@ describe('evidence selection', () => {
         50,
         200,
       );
-      expect(performance.now() - started).to.be.lessThan(2000);
       // 2 × the probe's 50 ms + 200 ms.
       expect(collected.get('a/hangs')?.diedAt).to.equal('no evidence: not collected within 0.3 s');
       expect(readFileSync(join(dir, 'evidence/a/hangs/path.txt'), 'utf8')).to.equal(
