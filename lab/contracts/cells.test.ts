@@ -34,6 +34,14 @@ const KEYS: CellKey[] = [
   { kind: 'outbound-nat', from: 'linux', node: 'cp1', via: 'ip' },
   { kind: 'dns', from: 'windows', lookup: 'search-list', node: 'win1', via: 'dns' },
   { kind: 'pod-to-pod', from: 'windows', to: 'windows', placement: 'cross-node', via: 'ip' },
+  {
+    kind: 'churn',
+    from: 'linux',
+    to: 'windows',
+    step: 'backend-recreated',
+    node: 'lin1',
+    via: 'cluster-ip',
+  },
 ];
 
 describe('contracts: the cell-id grammar', () => {
@@ -48,6 +56,7 @@ describe('contracts: the cell-id grammar', () => {
       'outbound-nat/linux/cp1/ip',
       'dns/search-list/windows/win1/dns',
       'pod-to-pod/windows-to-windows/cross-node/none/none/ip',
+      'churn/linux-to-windows/backend-recreated/lin1/cluster-ip',
     ]);
     expect(rowId(KEYS[4]!)).to.equal('nodeport/external-to-windows-node');
     expect(rowId(KEYS[7]!)).to.equal('dns/search-list/windows');
@@ -66,6 +75,7 @@ describe('contracts: the cell-id grammar', () => {
       'pod-to-service/linux-to-linux/cluster-ip',
       'dns/reverse/linux/lin1/dns',
       'nodeport/external-to-linux-node/Bad_Node/node-ip',
+      'churn/linux-to-windows/backend-moved/lin1/cluster-ip',
     ]) {
       expect(parseCellId(id), id).to.equal(undefined);
     }
@@ -82,6 +92,7 @@ describe('contracts: the cell-id grammar', () => {
       'linux>external',
       'windows>cluster-dns',
       'windows>windows',
+      'linux>windows',
     ]);
   });
 });

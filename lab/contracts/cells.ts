@@ -27,8 +27,21 @@ export const ROW_KINDS = [
   'icmp-outbound',
   'dns',
   'dns-tcp',
+  'churn',
 ] as const;
 export type RowKind = (typeof ROW_KINDS)[number];
+
+/**
+ * What happens to a churn Service's endpoints, in this order: one backend is deleted; it is
+ * created again (a new pod on the same node); every backend is deleted; every one is created again.
+ */
+export const CHURN_STEPS = [
+  'backend-deleted',
+  'backend-recreated',
+  'scaled-to-zero',
+  'scaled-back',
+] as const;
+export type ChurnStep = (typeof CHURN_STEPS)[number];
 
 /** How a probe addresses its target. */
 export type Via = 'ip' | 'dns' | 'cluster-ip' | 'node-ip';
@@ -50,7 +63,8 @@ export type RowKey =
         | 'host-network-to-pod'
         | 'pod-to-host-network'
         | 'host-network-to-service'
-        | 'icmp';
+        | 'icmp'
+        | 'churn';
       from: Os;
       to: Os;
     }
@@ -76,7 +90,14 @@ export type RowKey =
  * whose port is probed); `peer`, the target pod's node of cross-node cells. Nodes are undefined
  * where the lab has no node to name (the cell is skipped).
  */
-export type CellKey = RowKey & { via: Via; placement?: Placement; node?: string; peer?: string };
+export type CellKey = RowKey & {
+  via: Via;
+  placement?: Placement;
+  node?: string;
+  peer?: string;
+  /** Churn cells: the step after which the cell probes. */
+  step?: ChurnStep;
+};
 
 /** The id of a cell that is not a network path: the lab could not carry the suite. */
 export const LAB_READY_CELL_ID = 'infrastructure/lab-ready';
@@ -93,6 +114,7 @@ export function rowId(row: RowKey): string {
     case 'pod-to-host-network':
     case 'host-network-to-service':
     case 'icmp':
+    case 'churn':
       return `${row.kind}/${row.from}-to-${row.to}`;
     case 'nodeport':
     case 'nodeport-udp':
@@ -142,6 +164,8 @@ export function cellId(cell: CellKey): string {
     case 'dns':
     case 'dns-tcp':
       return `${row}/${node}/${cell.via}`;
+    case 'churn':
+      return `${row}/${cell.step ?? 'none'}/${node}/${cell.via}`;
   }
 }
 
@@ -215,6 +239,17 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
       from: m[2] as Os,
       ...nodePart('node', m[3]!),
       via: m[4] as Via,
+    }),
+  },
+  {
+    pattern: new RegExp(`^churn/${OS}-to-${OS}/(${CHURN_STEPS.join('|')})/${NODE}/${VIA}$`),
+    key: (m) => ({
+      kind: 'churn',
+      from: m[1] as Os,
+      to: m[2] as Os,
+      step: m[3] as ChurnStep,
+      ...nodePart('node', m[4]!),
+      via: m[5] as Via,
     }),
   },
   {
