@@ -24,6 +24,9 @@ export function probeArgs(request: ProbeRequest, timeoutMs: number): string[] {
         request.expect.join(','),
         '--max-requests',
         String(request.maxRequests),
+        ...(request.minRequests === undefined
+          ? []
+          : ['--min-requests', String(request.minRequests)]),
         ...timeout,
       ];
   }

@@ -106,9 +106,16 @@ export type ProbeRequest =
    * GET /hostname then GET /clientip over the same (keep-alive) connection, so both answers come from
    * the same backend. With `udp://HOST:PORT`, a new UDP socket per request instead, sending the
    * datagrams `hostname` then `clientip` from it (one source port: one conntrack entry, one backend). Stops once every name in `expect` has answered, at the first request that fails,
-   * or after maxRequests requests.
+   * or after maxRequests requests; with `minRequests`, not before that many (a kept endpoint that
+   * should be gone shows only when a request lands on it).
    */
-  | { kind: 'endpoints'; base: string; expect: string[]; maxRequests: number };
+  | {
+      kind: 'endpoints';
+      base: string;
+      expect: string[];
+      maxRequests: number;
+      minRequests?: number;
+    };
 
 /** Facts for results and JUnit properties (no run id/profile yet). */
 export type LabInfo = Omit<RunInfo, 'runId' | 'profile' | 'startedAt'>;

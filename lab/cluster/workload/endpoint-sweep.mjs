@@ -48,17 +48,22 @@ const MAX_BODY_CHARS = 4096;
 
 /**
  * Makes up to `maxRequests` requests through `ask` (`request` counts from 1), stopping once every
- * name in `expect` answered or at the first request whose result is not ok.
+ * name in `expect` answered (but not before `minRequests`: an endpoint that should be gone is
+ * reached only when a request lands on it) or at the first request whose result is not ok.
  * @template {SweepReply} R
- * @param {{ expect: readonly string[], maxRequests: number }} sweep
+ * @param {{ expect: readonly string[], maxRequests: number, minRequests?: number }} sweep
  * @param {(request: number, answered: readonly EndpointAnswer[]) => Promise<R>} ask
  * @returns {Promise<R | AnsweredReply>}
  */
-export async function sweepEndpoints({ expect, maxRequests }, ask) {
+export async function sweepEndpoints({ expect, maxRequests, minRequests = 0 }, ask) {
   /** @type {EndpointAnswer[]} */
   const answers = [];
   const unseen = new Set(expect);
-  for (let request = 1; request <= maxRequests && unseen.size > 0; request++) {
+  for (
+    let request = 1;
+    request <= maxRequests && (unseen.size > 0 || request <= minRequests);
+    request++
+  ) {
     const reply = await ask(request, answers);
     if (reply.result !== 'ok') return failedRequest(request, maxRequests, reply, answers);
     for (const answer of reply.answers ?? []) {

@@ -56,6 +56,25 @@ describe('endpoint sweep', () => {
     expect(reply.answers).to.have.length(3);
   });
 
+  it('goes on to minRequests after every endpoint answered, where a kept dead one fails it', async () => {
+    const { ask, asked } = scripted([
+      answered('a'),
+      answered('b'),
+      answered('a'),
+      { result: 'timeout', error: 'no connection within 900 ms' },
+      answered('b'),
+    ]);
+    const reply = await sweepEndpoints(
+      { expect: ['a', 'b'], maxRequests: 10, minRequests: 5 },
+      ask,
+    );
+    expect(asked).to.deep.equal([1, 2, 3, 4]);
+    expect(reply).to.deep.include({
+      result: 'timeout',
+      error: 'request 4 of 10: no connection within 900 ms',
+    });
+  });
+
   it('stops at the first failing request, naming it and keeping what answered before', async () => {
     const { ask, asked } = scripted([
       answered('a'),

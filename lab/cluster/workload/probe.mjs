@@ -8,7 +8,7 @@
  *   node lab/cluster/workload/probe.mjs dns NAME                 [--timeout-ms 3000]
  *   node lab/cluster/workload/probe.mjs icmp HOST                [--timeout-ms 3000]
  *   node lab/cluster/workload/probe.mjs endpoints http://HOST:PORT --expect NAME[,NAME…]
- *                                       --max-requests N         [--timeout-ms 3000]
+ *                                       --max-requests N [--min-requests N] [--timeout-ms 3000]
  *   node lab/cluster/workload/probe.mjs endpoints udp://HOST:PORT …
  *
  * endpoints opens up to N new connections, each GETting /hostname then /clientip (udp://: new

@@ -65,9 +65,9 @@ const MAX_BODY_BYTES = 4096;
 const DEFAULT_TIMEOUT_MS = 3000;
 export const USAGE =
   'usage: probe.mjs http URL | tcp HOST PORT | udp HOST PORT MESSAGE | dns NAME | dns-tcp NAME | icmp HOST\n' +
-  '       | endpoints http://HOST:PORT|udp://HOST:PORT --expect NAME[,NAME…] --max-requests N   [--timeout-ms N]';
+  '       | endpoints http://HOST:PORT|udp://HOST:PORT --expect NAME[,NAME…] --max-requests N [--min-requests N] [--timeout-ms N]';
 /** Flags only the endpoints probe takes. */
-const SWEEP_FLAGS = ['expect', 'max-requests'];
+const SWEEP_FLAGS = ['expect', 'max-requests', 'min-requests'];
 
 /**
  * Maps a socket or resolver error onto a result; the `error` field keeps the detail.
@@ -293,7 +293,7 @@ function probeDnsTcp(name, signal) {
  * The endpoints probe's BASE and flags, checked.
  * @param {string} base
  * @param {Map<string, string>} flags
- * @returns {{ base: string, expect: string[], maxRequests: number }}
+ * @returns {{ base: string, expect: string[], maxRequests: number, minRequests?: number }}
  */
 function parseSweep(base, flags) {
   if (!/^(http|udp):\/\/[^/?#]+\/?$/.test(base) || !URL.canParse(base)) {
@@ -306,13 +306,21 @@ function parseSweep(base, flags) {
   if (expect.length === 0) throw new UsageError('endpoints needs --expect NAME[,NAME…]');
   const maxRequests = flags.get('max-requests');
   if (maxRequests === undefined) throw new UsageError('endpoints needs --max-requests N');
-  return { base, expect, maxRequests: parseIntInRange(maxRequests, '--max-requests', 1, 10_000) };
+  const minRequests = flags.get('min-requests');
+  return {
+    base,
+    expect,
+    maxRequests: parseIntInRange(maxRequests, '--max-requests', 1, 10_000),
+    ...(minRequests === undefined
+      ? {}
+      : { minRequests: parseIntInRange(minRequests, '--min-requests', 1, 10_000) }),
+  };
 }
 
 /**
  * Sweeps the Service at `sweep.base`; each connection re-arms the deadline, so a request that
  * runs out of time prints what answered before it.
- * @param {{ base: string, expect: string[], maxRequests: number }} sweep
+ * @param {{ base: string, expect: string[], maxRequests: number, minRequests?: number }} sweep
  * @param {ArmDeadline} arm
  * @param {AbortSignal} signal destroys the open connection when aborted
  * @returns {Promise<Outcome>}
