@@ -22,7 +22,8 @@ import {
   slotOf,
   sourcePod,
 } from '../model/workload-names.ts';
-import type { Os } from '../../lab/contracts/cells.ts';
+import type { ChurnStep, Os } from '../../lab/contracts/cells.ts';
+import { CHURN_APP, churnChange, churnPlan, churnPod, churnServiceName } from '../model/churn.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
 import { planInfo } from './lab-info.ts';
 import { collectPathEvidence, type PathEvidence } from '../../lab/cluster/path-evidence.ts';
@@ -46,6 +47,7 @@ export class EmulatedDriver implements LabDriver {
   readonly info;
   readonly nodes: readonly SuiteNode[];
   #namespace: string | undefined;
+  #runId: string | undefined;
   #workloads: Workloads | undefined;
 
   constructor(
@@ -79,6 +81,7 @@ export class EmulatedDriver implements LabDriver {
   async deploy(runId: string, podNames: { node: string; name: string }[]): Promise<Workloads> {
     const namespace = runNamespace(runId);
     this.#namespace = namespace;
+    this.#runId = runId;
     const domain = this.plan.kubernetes.dnsDomain;
     const osOf = new Map(this.plan.nodes.map((n) => [n.name, n.os]));
     const pods: DeployedPod[] = await Promise.all(
@@ -123,6 +126,12 @@ export class EmulatedDriver implements LabDriver {
     };
     const oses = [...new Set(pods.map((p) => p.os))];
     const nodes = [...new Set(pods.map((p) => p.node))];
+    const churned = oses.flatMap((os) => churnPlan(this.nodes, os) ?? []);
+    await Promise.all(
+      churned.flatMap((plan) =>
+        plan.backends.map((pod) => this.#startChurnPod(plan.os, pod.node, pod.name)),
+      ),
+    );
     // One batch: the emulated kube-proxy programs every node once for all of them.
     const [, ...created] = await this.cluster.createServices([
       {
@@ -154,6 +163,13 @@ export class EmulatedDriver implements LabDriver {
         ports: [port],
         externalTrafficPolicy: 'Local' as const,
       })),
+      ...churned.map((plan) => ({
+        name: churnServiceName(plan.os),
+        namespace,
+        type: 'ClusterIP' as const,
+        selector: { app: CHURN_APP, os: plan.os },
+        ports: [port],
+      })),
     ]);
     const fqdn = (name: string) => `${name}.${namespace}.svc.${domain}`;
     const services = oses.map((os, i) => {
@@ -180,6 +196,12 @@ export class EmulatedDriver implements LabDriver {
       os,
       nodePort: created[oses.length + nodes.length + i]!.nodePorts.http ?? 0,
     }));
+    const churn = churned.map((plan, i) => ({
+      os: plan.os,
+      name: churnServiceName(plan.os),
+      clusterIP: created[oses.length + nodes.length + oses.length + i]!.clusterIP ?? '',
+      port: SERVICE_PORT,
+    }));
     const { externalEcho } = await this.cluster.list();
     this.#workloads = {
       namespace,
@@ -187,6 +209,7 @@ export class EmulatedDriver implements LabDriver {
       services,
       hairpin,
       local,
+      churn,
       hostNetwork: this.plan.nodes.map((n) => ({
         node: n.name,
         address: n.ip,
@@ -239,6 +262,31 @@ export class EmulatedDriver implements LabDriver {
         if (planned.get(node)?.os !== 'windows') return {};
         const config = JSON.stringify(this.cluster.windowsCniConfig(node), null, 2);
         return { 'windows-cni-config.json': `${config}\n` };
+      },
+    });
+  }
+
+  /** Makes `step` on the churn Service of `os`: its pods deleted or created, as churnChange says. */
+  async churn(os: Os, step: ChurnStep): Promise<void> {
+    const plan = churnPlan(this.nodes, os);
+    const namespace = this.#namespace;
+    if (plan === undefined || namespace === undefined) throw new Error(`no churn Service of ${os}`);
+    const { remove, create } = churnChange(plan, step);
+    for (const name of remove) await this.cluster.deletePod(name, namespace);
+    await Promise.all(create.map((pod) => this.#startChurnPod(os, pod.node, pod.name)));
+  }
+
+  async #startChurnPod(os: Os, node: string, name: string): Promise<void> {
+    await this.cluster.createPod({
+      name,
+      namespace: this.#namespace ?? '',
+      node,
+      hostname: name,
+      labels: {
+        app: CHURN_APP,
+        os,
+        [RUN_LABEL]: this.#runId ?? '',
+        [POD_LABEL]: dnsLabel(name),
       },
     });
   }

@@ -237,6 +237,7 @@ const W: Workloads = {
   hairpin: [],
   hostNetwork: [],
   local: [],
+  churn: [],
   outsideAddress: '192.168.200.1',
   external: { address: '198.51.100.1', port: 1 },
   apiServiceIP: '10.96.0.1',

@@ -7,6 +7,7 @@ import { OUTSIDE, ids, nodesOf, podEnd, service } from './cell-parts.ts';
 import { icmp, hostNetworkPods, podToPod } from './pair-cells.ts';
 import { hairpin, hostNetworkToService, podToService } from './service-cells.ts';
 import { hostNetworkToOwnNodePort, nodePort, nodePortLocal } from './nodeport-cells.ts';
+import { churn } from './churn-cells.ts';
 import type { MatrixRow } from './rows.ts';
 
 /** The `kubernetes` Service's port (https). */
@@ -158,6 +159,8 @@ export function expandCells(rows: readonly MatrixRow[], nodes: readonly SuiteNod
         return dns(row, nodes);
       case 'dns-tcp':
         return dnsTcp(row, nodes);
+      case 'churn':
+        return churn(row, nodes);
     }
   });
 }

@@ -112,6 +112,16 @@ export type MatrixRow =
     }
   | {
       /**
+       * Endpoint churn: pods on every node of `from` → the churn Service of `to` by ClusterIP,
+       * after each step of CHURN_STEPS (specs/model/churn.ts); exactly the live backends must
+       * answer, every one seeing the source pod IP, and none after scaling to zero.
+       */
+      kind: 'churn';
+      from: Os;
+      to: Os;
+    }
+  | {
+      /**
        * Name resolution over TCP from a pod on every node of `from`: the pod's own nameserver is
        * asked over one TCP connection for the linux Service's fully qualified name (no search
        * list); the answer must be its ClusterIP. The `dns` rows resolve over UDP, as resolvers do
@@ -222,4 +232,8 @@ export const MATRIX: readonly MatrixRow[] = [
   { kind: 'dns', from: 'windows', lookup: 'search-list' },
   { kind: 'dns-tcp', from: 'linux' },
   { kind: 'dns-tcp', from: 'windows' },
+  { kind: 'churn', from: 'linux', to: 'linux' },
+  { kind: 'churn', from: 'windows', to: 'linux' },
+  { kind: 'churn', from: 'linux', to: 'windows' },
+  { kind: 'churn', from: 'windows', to: 'windows' },
 ];

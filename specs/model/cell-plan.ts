@@ -1,6 +1,7 @@
 /** What a matrix cell is: its metadata, its probe and what must come back, or why the lab cannot host it. */
 import type { ProbeRequest, Workloads } from './lab-driver.ts';
 import type { CellMeta } from '../../lab/contracts/results-file.ts';
+import type { ChurnStep, Os } from '../../lab/contracts/cells.ts';
 
 /** What the far end must show for the cell to be Ok. */
 export type Check =
@@ -34,6 +35,11 @@ export interface ProbeSpec {
 
 export interface CellPlan {
   meta: Omit<CellMeta, 'expected' | 'reason'>;
+  /**
+   * A churn cell: it probes after every cell without one, once the driver made `step` (and the
+   * steps before it) on the churn Service of `os`.
+   */
+  churn?: { os: Os; step: ChurnStep };
   /** Why the lab cannot host this cell. */
   skip?: string;
   probe?: (workloads: Workloads) => ProbeSpec;

@@ -15,7 +15,10 @@ describe('endpoint churn plan', () => {
   it("backs each OS's churn Service with a c pod per node and replaces the last node's", () => {
     expect(churnPlan(NODES, 'linux')).to.deep.equal({
       os: 'linux',
-      backends: ['netexec-cp1-c', 'netexec-lin1-c'],
+      backends: [
+        { node: 'cp1', name: 'netexec-cp1-c' },
+        { node: 'lin1', name: 'netexec-lin1-c' },
+      ],
       deleted: 'netexec-lin1-c',
       replacement: { node: 'lin1', name: 'netexec-lin1-d' },
     });
@@ -34,10 +37,9 @@ describe('endpoint churn plan', () => {
 
   it('changes the cluster step by step from one live set to the next', () => {
     const plan = churnPlan(NODES, 'linux')!;
-    const nodeOf = (pod: string) => (pod.includes('-cp1-') ? 'cp1' : 'lin1');
-    let live = [...plan.backends];
+    let live = plan.backends.map((b) => b.name);
     for (const step of CHURN_STEPS) {
-      const { remove, create } = churnChange(plan, step, nodeOf);
+      const { remove, create } = churnChange(plan, step);
       expect(
         remove.every((pod) => live.includes(pod)),
         step,

@@ -8,6 +8,8 @@ import type { ChurnStep, Os } from '../../lab/contracts/cells.ts';
 import type { SuiteNode } from './lab-driver.ts';
 import { dnsLabel } from './workload-names.ts';
 
+/** The `app` label of churn pods: the suite's other Services (app netexec) leave them out. */
+export const CHURN_APP = 'churn';
 /** The slot of the churn Service's pods. */
 export const CHURN_SLOT = 'c';
 /** The slot of the pod that replaces the deleted backend (a new pod, a new name). */
@@ -25,7 +27,7 @@ export function churnPod(node: string, slot = CHURN_SLOT): string {
 export interface ChurnPlan {
   os: Os;
   /** Every backend at the start and after `scaled-back`, one per node of `os`, in node order. */
-  backends: string[];
+  backends: { node: string; name: string }[];
   /** The backend `backend-deleted` deletes: the last node's. */
   deleted: string;
   /** The new pod `backend-recreated` creates on that node. */
@@ -39,7 +41,7 @@ export function churnPlan(nodes: readonly SuiteNode[], os: Os): ChurnPlan | unde
   if (last === undefined) return undefined;
   return {
     os,
-    backends: of.map((node) => churnPod(node)),
+    backends: of.map((node) => ({ node, name: churnPod(node) })),
     deleted: churnPod(last),
     replacement: { node: last, name: churnPod(last, CHURN_REPLACEMENT_SLOT) },
   };
@@ -47,7 +49,7 @@ export function churnPlan(nodes: readonly SuiteNode[], os: Os): ChurnPlan | unde
 
 /** The backends that must answer after `step` (none after `scaled-to-zero`). */
 export function liveBackends(plan: ChurnPlan, step: ChurnStep): string[] {
-  const others = plan.backends.filter((b) => b !== plan.deleted);
+  const others = plan.backends.map((b) => b.name).filter((b) => b !== plan.deleted);
   switch (step) {
     case 'backend-deleted':
       return others;
@@ -56,7 +58,7 @@ export function liveBackends(plan: ChurnPlan, step: ChurnStep): string[] {
     case 'scaled-to-zero':
       return [];
     case 'scaled-back':
-      return [...plan.backends];
+      return plan.backends.map((b) => b.name);
   }
 }
 
@@ -64,7 +66,6 @@ export function liveBackends(plan: ChurnPlan, step: ChurnStep): string[] {
 export function churnChange(
   plan: ChurnPlan,
   step: ChurnStep,
-  nodeOf: (pod: string) => string,
 ): { remove: string[]; create: { node: string; name: string }[] } {
   switch (step) {
     case 'backend-deleted':
@@ -74,6 +75,6 @@ export function churnChange(
     case 'scaled-to-zero':
       return { remove: liveBackends(plan, 'backend-recreated'), create: [] };
     case 'scaled-back':
-      return { remove: [], create: plan.backends.map((name) => ({ node: nodeOf(name), name })) };
+      return { remove: [], create: [...plan.backends] };
   }
 }

@@ -2,7 +2,7 @@
 import type { CellMeta, RunInfo } from '../../lab/contracts/results-file.ts';
 import type { ProbeSpec } from './cell-plan.ts';
 import type { PathEvidence } from '../../lab/cluster/path-evidence.ts';
-import type { Os } from '../../lab/contracts/cells.ts';
+import type { ChurnStep, Os } from '../../lab/contracts/cells.ts';
 import type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
 
 export type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
@@ -78,6 +78,8 @@ export interface Workloads {
   hostNetwork: HostNetexec[];
   /** One per OS with nodes: its externalTrafficPolicy Local Service. */
   local: LocalService[];
+  /** One per OS with nodes: its churn Service (specs/model/churn.ts), by ClusterIP. */
+  churn: { os: Os; name: string; clusterIP: string; port: number }[];
   /**
    * The address probes from outside the cluster leave from: what a backend sees of them when
    * nothing on the way SNATs.
@@ -139,6 +141,12 @@ export interface LabDriver extends AsyncDisposable {
    * retry of the probe traced through them. Drivers without node access leave it out.
    */
   pathEvidence?(cell: CellMeta, spec: ProbeSpec, timeoutMs: number): Promise<PathEvidence>;
+  /**
+   * Makes `step` (CHURN_STEPS, in order) on the churn Service of `os`: deletes and creates its
+   * pods as churnChange() says and returns once the pods it created run; the dataplane's
+   * convergence is what the churn cells check.
+   */
+  churn?(os: Os, step: ChurnStep): Promise<void>;
   /** Removes what deploy() created. Idempotent. */
   cleanup(): Promise<void>;
   /** What cleanup() has not removed yet, for a warning when it cannot be waited for. */

@@ -2,7 +2,7 @@
 import type { SuiteNode, Workloads } from '../model/lab-driver.ts';
 import { podNames } from '../model/workload-names.ts';
 
-/** Pod IPs 10.244.<node>.<10+slot>, Services web-linux 10.96.0.20 and web-windows 10.96.0.21, hairpin-<node> 10.96.1.<10+node>, local-<os> node ports 30280/30281, outside 192.168.200.1, host netexec at each node's IP:8085. */
+/** Pod IPs 10.244.<node>.<10+slot>, Services web-linux 10.96.0.20 and web-windows 10.96.0.21, hairpin-<node> 10.96.1.<10+node>, local-<os> node ports 30280/30281, churn-linux 10.96.2.20 and churn-windows 10.96.2.21, outside 192.168.200.1, host netexec at each node's IP:8085. */
 export function fakeWorkloads(nodes: readonly SuiteNode[], namespace = 'ns'): Workloads {
   return {
     namespace,
@@ -21,6 +21,12 @@ export function fakeWorkloads(nodes: readonly SuiteNode[], namespace = 'ns'): Wo
       udpPort: 8081,
       udpNodePort: 30180 + i,
       fqdn: `web-${os}.${namespace}.svc.cluster.local`,
+    })),
+    churn: (['linux', 'windows'] as const).map((os, i) => ({
+      os,
+      name: `churn-${os}`,
+      clusterIP: `10.96.2.${20 + i}`,
+      port: 80,
     })),
     hairpin: nodes.map((n, i) => ({
       name: `hairpin-${n.name}`,

@@ -165,6 +165,8 @@ export class SuiteDeployment implements AsyncDisposable {
       services: services.map((s, i) => this.#deployedService(this.settings.serviceOses[i]!, s)),
       hairpin,
       local,
+      // WIP: churn Services are not deployed on real clusters yet; churn cells fail naming it.
+      churn: [],
       outsideAddress: this.settings.outsideAddress,
       external: { address: echo.address, port: echo.port },
       apiServiceIP: api.spec?.clusterIP ?? '',
