@@ -6,6 +6,13 @@ import { judgeReply, verdictOf } from './judge.ts';
 import type { Expectation } from './profile.ts';
 import type { SuiteSettings } from './suite-settings.ts';
 import { Outcome, type CellResult } from '../../lab/contracts/results-file.ts';
+import { CHURN_STEPS, type ChurnStep, type Os } from '../../lab/contracts/cells.ts';
+import { setTimeout as delay } from 'node:timers/promises';
+
+/** How long after a churn step its cells may take to pass: the dataplane's bound to converge. */
+export const CHURN_SETTLE_MS = 30_000;
+/** The pause between a churn cell's probes while it has not converged. */
+const CHURN_POLL_MS = 1000;
 
 export type RunnerSettings = Pick<SuiteSettings, 'concurrency' | 'timeoutMs' | 'retries'>;
 
@@ -29,9 +36,92 @@ export class CellRunner {
     private readonly observer?: CellObserver,
   ) {}
 
-  /** Starts cells now (bounded by concurrency) so their it() finds the result ready. */
+  /**
+   * Starts cells now (bounded by concurrency) so their it() finds the result ready. Churn cells
+   * wait for every other cell, then run step by step (see #churn).
+   */
   prefetch(cells: readonly { plan: CellPlan; expectation: Expectation }[]): void {
-    for (const cell of cells) void this.result(cell.plan, cell.expectation).catch(() => undefined);
+    const plain = cells.filter((c) => c.plan.churn === undefined || c.plan.probe === undefined);
+    for (const cell of plain) void this.result(cell.plan, cell.expectation).catch(() => undefined);
+    const churned = cells.filter((c) => c.plan.churn !== undefined && c.plan.probe !== undefined);
+    if (churned.length > 0) this.#churn(churned, plain);
+  }
+
+  /**
+   * Churn cells, once every plain cell is done (their Services must not change under them): for
+   * each churned OS, each step in order is made by the driver and then its cells probe, each
+   * until it passes or CHURN_SETTLE_MS passed (the dataplane converges within a bound, or the
+   * cell fails). Steps without a selected cell are still made, so a step's state is the same
+   * whatever --grep selects.
+   */
+  #churn(
+    cells: readonly { plan: CellPlan; expectation: Expectation }[],
+    plain: readonly { plan: CellPlan }[],
+  ): void {
+    // Each cell's step: resolved (adopting the driver's promise) when the step is being made.
+    const started = new Map<string, (step: Promise<string | undefined>) => void>();
+    for (const { plan, expectation } of cells) {
+      const made = new Promise<string | undefined>((resolve) => {
+        started.set(plan.meta.cell, resolve);
+      });
+      const result = made
+        .then((failed) =>
+          this.#slot(() =>
+            failed === undefined
+              ? this.#probe(plan, expectation, CHURN_SETTLE_MS)
+              : Promise.resolve(this.#failedStep(plan, expectation, failed)),
+          ),
+        )
+        .then((done) => {
+          this.observer?.record(done);
+          return done;
+        });
+      this.#results.set(plan.meta.cell, result);
+    }
+    const run = async (): Promise<void> => {
+      await Promise.allSettled(plain.flatMap((c) => this.#results.get(c.plan.meta.cell) ?? []));
+      const oses = [...new Set(cells.map((c) => c.plan.churn!.os))];
+      await Promise.all(
+        oses.map(async (os) => {
+          const of = cells.filter((c) => c.plan.churn!.os === os);
+          const last = Math.max(...of.map((c) => CHURN_STEPS.indexOf(c.plan.churn!.step)));
+          for (const step of CHURN_STEPS.slice(0, last + 1)) {
+            const made = this.#makeStep(os, step);
+            const ofStep = of.filter((c) => c.plan.churn!.step === step);
+            for (const c of ofStep) started.get(c.plan.meta.cell)!(made);
+            await Promise.allSettled(
+              ofStep.flatMap((c) => this.#results.get(c.plan.meta.cell) ?? []),
+            );
+            await made;
+          }
+        }),
+      );
+    };
+    void run();
+  }
+
+  /** Has the driver make `step`; resolves with why it could not, or undefined. */
+  async #makeStep(os: Os, step: ChurnStep): Promise<string | undefined> {
+    if (this.driver.churn === undefined) return 'this driver cannot change the Service endpoints';
+    try {
+      await this.driver.churn(os, step);
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  #failedStep(plan: CellPlan, expectation: Expectation, why: string): CellResult {
+    return {
+      ...plan.meta,
+      expected: expectation.expected,
+      ...(expectation.reason === undefined ? {} : { reason: expectation.reason }),
+      verdict: verdictOf(expectation.expected, Outcome.Error),
+      actual: Outcome.Error,
+      detail: `churn step ${plan.churn?.step ?? '?'} on the ${plan.churn?.os ?? '?'} Service failed: ${why}`,
+      durationMs: 0,
+      attempts: 0,
+    };
   }
 
   /** The result of a cell, probing it if nobody has yet. */
@@ -71,7 +161,11 @@ export class CellRunner {
     }
   }
 
-  async #probe(plan: CellPlan, expectation: Expectation): Promise<CellResult> {
+  /**
+   * Probes a cell: once, or with retries when it is expected to pass; with `settleMs`, a cell
+   * expected to pass is probed again until it does or that long passed.
+   */
+  async #probe(plan: CellPlan, expectation: Expectation, settleMs?: number): Promise<CellResult> {
     this.observer?.started(plan.meta.cell);
     const started = performance.now();
     const base = {
@@ -91,13 +185,19 @@ export class CellRunner {
     }
     const spec = plan.probe(this.workloads);
     this.#specs.set(plan.meta.cell, spec);
-    const maxAttempts = expectation.expected === Outcome.Ok ? 1 + this.settings.retries : 1;
+    const expectsOk = expectation.expected === Outcome.Ok;
+    const maxAttempts = expectsOk ? 1 + this.settings.retries : 1;
+    const settleUntil = expectsOk && settleMs !== undefined ? started + settleMs : undefined;
     let judged = { outcome: Outcome.Error as Outcome, detail: '' };
     let attempts = 0;
-    while (attempts < maxAttempts) {
+    while (
+      attempts < maxAttempts ||
+      (settleUntil !== undefined && performance.now() < settleUntil)
+    ) {
       attempts++;
       judged = await this.#attempt(spec);
       if (judged.outcome === Outcome.Ok) break;
+      if (settleUntil !== undefined) await delay(CHURN_POLL_MS);
     }
     const target =
       'url' in spec.request
