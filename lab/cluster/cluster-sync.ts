@@ -60,17 +60,25 @@ export function dnsPod(state: ClusterState): PodRecord | undefined {
 function servicesSeenBy(node: string, state: ClusterState): ServiceEndpoints[] {
   const stale = state.staleProxy?.[node] ?? [];
   const clusterOnly = state.ignoresLocalPolicy?.includes(node) === true;
-  return state.services.map((service) => ({
-    service:
-      clusterOnly && service.externalTrafficPolicy === 'Local'
-        ? { ...service, externalTrafficPolicy: 'Cluster' }
-        : service,
-    endpoints:
+  const kept = state.keptEndpoints?.[node];
+  return state.services.map((service) => {
+    const live =
       service.staticEndpoints ??
       endpointPods(service, state)
         .filter((p) => p.system === true || !stale.includes(p.node))
-        .map((p) => p.ip),
-  }));
+        .map((p) => p.ip);
+    const key = `${service.namespace}/${service.name}`;
+    // A node that keeps endpoints remembers what it programmed, and programs it again.
+    const endpoints = kept === undefined ? live : [...new Set([...(kept[key] ?? []), ...live])];
+    if (kept !== undefined) kept[key] = endpoints;
+    return {
+      service:
+        clusterOnly && service.externalTrafficPolicy === 'Local'
+          ? { ...service, externalTrafficPolicy: 'Cluster' }
+          : service,
+      endpoints,
+    };
+  });
 }
 
 async function syncRules(ctx: SyncContext, state: ClusterState, force: boolean): Promise<void> {

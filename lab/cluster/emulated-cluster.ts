@@ -306,6 +306,20 @@ export class EmulatedCluster {
     });
   }
 
+  /** Makes `node`'s kube-proxy keep every endpoint it programs from now on (or forget them), and re-syncs. */
+  async setKeepsEndpoints(node: string, keeps: boolean): Promise<void> {
+    objects.planNode(this.plan, node);
+    await this.store.update(async (state) => {
+      const others = Object.fromEntries(
+        Object.entries(state.keptEndpoints ?? {}).filter(([name]) => name !== node),
+      );
+      const nodes = keeps ? { ...others, [node]: {} } : others;
+      if (Object.keys(nodes).length > 0) state.keptEndpoints = nodes;
+      else delete state.keptEndpoints;
+      await syncDataplane(this.sync, state);
+    });
+  }
+
   /** Re-applies every node's rules and the zone, changed or not. */
   async resync(): Promise<void> {
     await this.store.update((state: ClusterState) => syncDataplane(this.sync, state, true));

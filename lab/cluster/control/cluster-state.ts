@@ -107,6 +107,11 @@ export interface ClusterState {
    * every endpoint, and the client masqueraded to the node.
    */
   ignoresLocalPolicy?: string[];
+  /**
+   * Per node whose kube-proxy keeps every endpoint it once programmed (fault injection: stale
+   * load-balancer rules after an endpoint left), those endpoints per Service (`namespace/name`).
+   */
+  keptEndpoints?: Record<string, Record<string, string[]>>;
 }
 
 const LOCK_TIMEOUT_MS = 30_000;
