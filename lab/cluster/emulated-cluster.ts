@@ -306,6 +306,12 @@ export class EmulatedCluster {
     });
   }
 
+  /** Whether `node`'s kube-proxy keeps every endpoint it programmed, also once gone (fault injection). */
+  keepsEndpoints(node: string): boolean {
+    objects.planNode(this.plan, node);
+    return this.store.read().keptEndpoints?.[node] !== undefined;
+  }
+
   /** Makes `node`'s kube-proxy keep every endpoint it programs from now on (or forget them), and re-syncs. */
   async setKeepsEndpoints(node: string, keeps: boolean): Promise<void> {
     objects.planNode(this.plan, node);

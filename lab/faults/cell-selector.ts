@@ -4,6 +4,7 @@
  * it); its nodes from its endpoints. The lab never imports the suite.
  */
 import {
+  type ChurnStep,
   parseCellId,
   sourceOs,
   targetOs,
@@ -39,6 +40,8 @@ export interface CellSelector {
   toAll?: readonly string[];
   /** At least one target node must be one of these. */
   toAny?: readonly string[];
+  /** Churn cells: the cell probes after one of these steps (other cells never match). */
+  steps?: readonly ChurnStep[];
 }
 
 /** The target's nodes: a pod's node, a Service's backends; none for `-` (cluster DNS) or `outside`. */
@@ -58,6 +61,11 @@ export function matchesCell(selector: CellSelector, cell: CellRef): boolean {
   if (selector.toOs !== undefined && selector.toOs !== targetOs(key)) return false;
   if (selector.via !== undefined && selector.via !== key.via) return false;
   if (selector.lookup !== undefined && (key.kind !== 'dns' || key.lookup !== selector.lookup))
+    return false;
+  if (
+    selector.steps !== undefined &&
+    (key.step === undefined || !selector.steps.includes(key.step))
+  )
     return false;
   if (selector.from !== undefined && !selector.from.includes(cell.source.node)) return false;
   const targets = targetNodes(cell);
@@ -79,6 +87,7 @@ export function describeSelector(selector: CellSelector): string {
   if (selector.fromOs !== undefined) parts.push(`from ${selector.fromOs}`);
   if (selector.toOs !== undefined) parts.push(`to ${selector.toOs}`);
   if (selector.via !== undefined) parts.push(`via ${selector.via}`);
+  if (selector.steps !== undefined) parts.push(`after ${selector.steps.join('|')}`);
   if (selector.from !== undefined) parts.push(`from ${selector.from.join(',')}`);
   if (selector.toAll !== undefined) parts.push(`to only ${selector.toAll.join(',')}`);
   if (selector.toAny !== undefined) parts.push(`to any of ${selector.toAny.join(',')}`);

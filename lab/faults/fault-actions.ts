@@ -205,6 +205,14 @@ export async function prepare(session: FaultSession, action: FaultAction): Promi
         apply: () => api.setIgnoresLocalPolicy(action.node, true),
       };
     }
+    case 'endpoints-kept': {
+      const api = cluster(session);
+      const keeps = api.keepsEndpoints(action.node);
+      return {
+        undo: [{ kind: 'keep-endpoints', node: action.node, keeps }],
+        apply: () => api.setKeepsEndpoints(action.node, true),
+      };
+    }
   }
 }
 
@@ -250,6 +258,9 @@ export async function runUndo(session: FaultSession, step: UndoStep): Promise<vo
       return;
     case 'local-policy':
       await cluster(session).setIgnoresLocalPolicy(step.node, step.ignored);
+      return;
+    case 'keep-endpoints':
+      await cluster(session).setKeepsEndpoints(step.node, step.keeps);
       return;
   }
 }

@@ -74,6 +74,8 @@ describe('fault catalogue', () => {
       'pod-to-service from cp1,lin1,lin2,win2 to any of win1',
       'pod-to-service-udp from win1 to any of cp1,lin1,lin2,win2',
       'pod-to-service-udp from cp1,lin1,lin2,win2 to any of win1',
+      'churn from win1 to any of cp1,lin1,lin2,win2',
+      'churn from cp1,lin1,lin2,win2 to any of win1',
       'host-network-to-pod from win1 to only cp1,lin1,lin2,win2',
       'host-network-to-pod from cp1,lin1,lin2,win2 to only win1',
       'host-network-to-service from win1 to any of cp1,lin1,lin2,win2',
@@ -127,7 +129,7 @@ describe('fault catalogue', () => {
 
   it('kube-proxy down on a node breaks its Services and its lookups', () => {
     expect(derive(vxlan, 'clusterip-rules-removed').must).to.deep.equal([
-      'pod-to-service|pod-to-service-udp|hairpin|host-network-to-service from lin1',
+      'pod-to-service|pod-to-service-udp|churn|hairpin|host-network-to-service from lin1',
       'any cell via dns from lin1',
     ]);
   });
@@ -155,10 +157,12 @@ describe('fault catalogue', () => {
         forgetFlowsFrom: podCidr,
       })),
     );
-    expect(pods.must).to.deep.equal(['pod-to-pod|pod-to-pod-udp|icmp from win1,win2']);
+    expect(pods.must).to.deep.equal([
+      'pod-to-pod|pod-to-pod-udp|icmp from win1,win2 to any of cp1,lin1,lin2,win1,win2',
+    ]);
     expect(pods.outcomes).to.deep.equal(['wrong-source-ip', 'timeout']);
     expect(derive(vxlan, 'exception-list-no-service-cidr', 'win2').must).to.deep.equal([
-      'pod-to-service|pod-to-service-udp from win2',
+      'pod-to-service|pod-to-service-udp|churn from win2 to any of cp1,lin1,lin2,win1,win2',
     ]);
   });
 
@@ -183,7 +187,7 @@ describe('fault catalogue', () => {
   it('blackholed Windows endpoints break the Windows Service and its NodePorts', () => {
     const d = derive(vxlan, 'windows-endpoints-blackholed');
     expect(d.must).to.deep.equal([
-      'pod-to-service|pod-to-service-udp|host-network-to-service to any of win1,win2',
+      'pod-to-service|pod-to-service-udp|churn|host-network-to-service to any of win1,win2',
       'hairpin from win1,win2',
       'nodeport-local to only win1,win2',
       'nodeport|nodeport-udp to windows to only win1',
@@ -202,7 +206,7 @@ describe('fault catalogue', () => {
     const d = derive(vxlan, 'node-endpoint-blackholed', 'win2');
     expect(d.targets).to.deep.equal(['win2']);
     expect(d.must).to.deep.equal([
-      'pod-to-service|pod-to-service-udp|host-network-to-service to any of win2',
+      'pod-to-service|pod-to-service-udp|churn|host-network-to-service to any of win2',
       'hairpin from win2',
       'nodeport-local to only win2',
       'nodeport|nodeport-udp to windows to only win1',
@@ -224,12 +228,12 @@ describe('fault catalogue', () => {
       'ip saddr 10.244.4.0/24 ip daddr { 10.244.0.0/24, 10.244.1.0/24, 10.244.2.0/24 } ct state new drop',
     );
     expect(d.must).to.deep.equal([
-      'pod-to-pod|pod-to-pod-udp|large-response|icmp|pod-to-service|pod-to-service-udp to linux from win2',
+      'pod-to-pod|pod-to-pod-udp|large-response|icmp|pod-to-service|pod-to-service-udp|churn to linux from win2 to any of cp1,lin1,lin2',
       'any cell via dns from win2',
     ]);
     // Linux nodes share the DNS pod's OS: their lookups are not cut.
     expect(derive(vxlan, 'pods-cut-from-other-os', 'lin2').must).to.deep.equal([
-      'pod-to-pod|pod-to-pod-udp|large-response|icmp|pod-to-service|pod-to-service-udp to windows from lin2',
+      'pod-to-pod|pod-to-pod-udp|large-response|icmp|pod-to-service|pod-to-service-udp|churn to windows from lin2 to any of win1,win2',
     ]);
   });
 

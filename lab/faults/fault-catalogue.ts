@@ -62,8 +62,9 @@ function exceptionListFault(
         // The SNAT applies to new flows only: a datagram on an earlier flow's ports would pass unSNATed.
         forgetFlowsFrom: n.podCIDR,
       })),
-    impact: (_plan, targets) => ({
-      mustFail: [{ kinds, from: names(targets) }],
+    impact: (plan, targets) => ({
+      // Cells with a target: a Service without endpoints (churn's scaled-to-zero) sends nothing on.
+      mustFail: [{ kinds, from: names(targets), toAny: nodeNames(plan) }],
       mayFail: [],
       outcomes: [...outcomes],
     }),
@@ -159,11 +160,18 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
         { kind: 'nft', node: only(targets).name, table, ruleset: clusterIpsRemoved(plan, table) },
       ];
     },
-    impact: (_plan, targets) => {
-      const from = [only(targets).name];
+    impact: (plan, targets) => {
+      const node = only(targets);
+      const from = [node.name];
       return {
         mustFail: [
-          { kinds: [...SERVICE_KINDS, 'hairpin', 'host-network-to-service'], from },
+          // A Service without endpoints (churn's scaled-to-zero) is refused by a Linux node's
+          // rules, which are gone; from a Windows node nothing may answer it anyway.
+          {
+            kinds: [...SERVICE_KINDS, 'hairpin', 'host-network-to-service'],
+            from,
+            ...(node.os === 'windows' ? { toAny: nodeNames(plan) } : {}),
+          },
           { via: 'dns', from },
         ],
         mayFail: [],
@@ -247,10 +255,12 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       const node = only(targets);
       return {
         mustFail: [
+          // Where its endpoint is one of the Service's (churn deletes it for a while).
           {
             kinds: [...SERVICE_KINDS, 'host-network-to-service'],
             from: [node.name],
             toOs: node.os,
+            toAny: [node.name],
           },
           // Its own NodePort from itself, where the node serves it at all (Linux).
           ...(node.os === 'linux'
@@ -300,6 +310,32 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
     }),
   },
   {
+    id: 'stale-endpoint-kept',
+    summary:
+      "one node's kube-proxy never removes an endpoint it programmed: once a backend is deleted, some requests from its pods still go to the dead pod's address (timeouts); a Service scaled to zero is not refused there",
+    scope: { kind: 'node', prefer: 'windows' },
+    requires: { cluster: true },
+    actions: (_plan, targets) => [{ kind: 'endpoints-kept', node: only(targets).name }],
+    impact: (_plan, targets) => {
+      const node = only(targets);
+      return {
+        // The emulated IPAM hands a recreated pod its predecessor's address (the lowest free
+        // one), so the kept rule reaches the new pod after backend-recreated and scaled-back.
+        // With no endpoint left, a Linux node should refuse; a Windows node need only not answer.
+        mustFail: [
+          {
+            kinds: ['churn'],
+            from: [node.name],
+            steps:
+              node.os === 'linux' ? ['backend-deleted', 'scaled-to-zero'] : ['backend-deleted'],
+          },
+        ],
+        mayFail: [],
+        outcomes: ['timeout'],
+      };
+    },
+  },
+  {
     id: 'pods-cut-from-other-os',
     summary:
       "one node's pods cannot open connections to pods of the other OS (one direction: connections towards its pods still work)",
@@ -331,6 +367,8 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
             kinds: ['pod-to-pod', 'pod-to-pod-udp', 'large-response', 'icmp', ...SERVICE_KINDS],
             from: [node.name],
             toOs: otherOs,
+            // A Service without endpoints (churn's scaled-to-zero) is refused on the node itself.
+            toAny: nodeNames(plan, otherOs),
           },
           ...dnsImpact(plan, broken),
         ],

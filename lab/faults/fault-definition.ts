@@ -57,7 +57,9 @@ export type FaultAction =
   /** The node's kube-proxy stops programming the workload endpoints on `endpointsOn`. */
   | { kind: 'stale-proxy'; node: string; endpointsOn: string }
   /** The node's kube-proxy programs externalTrafficPolicy Local as Cluster. */
-  | { kind: 'local-policy-ignored'; node: string };
+  | { kind: 'local-policy-ignored'; node: string }
+  /** The node's kube-proxy keeps every endpoint it programmed, also once its pod is deleted. */
+  | { kind: 'endpoints-kept'; node: string };
 
 /** The cells that fail while the fault is applied. */
 export interface FaultImpact {

@@ -29,6 +29,7 @@ function fakeSession(dir: string, runner = new RecordingRunner(), upAt = 'up-1')
   const dns = { up: true };
   const stale = new Map<string, string[]>();
   const localPolicyIgnored = new Set<string>();
+  const keeping = new Set<string>();
   const session: FaultSession = {
     plan,
     shell: (node) => new NetnsNodeShell(node, `ns-${node}`, runner),
@@ -47,6 +48,12 @@ function fakeSession(dir: string, runner = new RecordingRunner(), upAt = 'up-1')
       setIgnoresLocalPolicy: (node, ignored) => {
         if (ignored) localPolicyIgnored.add(node);
         else localPolicyIgnored.delete(node);
+        return Promise.resolve();
+      },
+      keepsEndpoints: (node) => keeping.has(node),
+      setKeepsEndpoints: (node, keeps) => {
+        if (keeps) keeping.add(node);
+        else keeping.delete(node);
         return Promise.resolve();
       },
     },

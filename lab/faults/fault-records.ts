@@ -17,7 +17,9 @@ export type UndoStep =
   /** Puts back the node's kube-proxy view: the nodes whose endpoints it left out before. */
   | { kind: 'stale-proxy'; node: string; ignored: string[] }
   /** Puts back whether the node's kube-proxy ignored externalTrafficPolicy Local before. */
-  | { kind: 'local-policy'; node: string; ignored: boolean };
+  | { kind: 'local-policy'; node: string; ignored: boolean }
+  /** Puts back whether the node's kube-proxy kept every endpoint it programmed before. */
+  | { kind: 'keep-endpoints'; node: string; keeps: boolean };
 
 export interface AppliedFault {
   fault: string;

@@ -14,6 +14,9 @@ export interface FaultCluster {
   /** Whether `node`'s kube-proxy programs externalTrafficPolicy Local as Cluster. */
   ignoresLocalPolicy(node: string): boolean;
   setIgnoresLocalPolicy(node: string, ignored: boolean): Promise<void>;
+  /** Whether `node`'s kube-proxy keeps every endpoint it programmed, also once deleted. */
+  keepsEndpoints(node: string): boolean;
+  setKeepsEndpoints(node: string, keeps: boolean): Promise<void>;
 }
 
 /** The cluster DNS pod's server process. */

@@ -64,8 +64,12 @@ function podsReachLabUnnated(plan: LabPlan, node: string): boolean {
   return outboundNat(windowsCniConfig(plan, planned)).exceptions.includes(plan.network.cidr);
 }
 
-/** The Service rows, TCP and UDP: kube-proxy's rules and the faults here treat both alike. */
-export const SERVICE_KINDS: readonly RowKind[] = ['pod-to-service', 'pod-to-service-udp'];
+/**
+ * The rows through a Service's ClusterIP from pods: TCP and UDP, and the churn row (TCP, after
+ * each change of its endpoints); kube-proxy's rules and the faults here treat them alike. A churn
+ * cell names the endpoints live after its step as its targets, none after `scaled-to-zero`.
+ */
+export const SERVICE_KINDS: readonly RowKind[] = ['pod-to-service', 'pod-to-service-udp', 'churn'];
 /** The NodePort rows, TCP and UDP, likewise. */
 export const NODEPORT_KINDS: readonly RowKind[] = ['nodeport', 'nodeport-udp'];
 

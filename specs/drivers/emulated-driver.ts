@@ -23,7 +23,7 @@ import {
   sourcePod,
 } from '../model/workload-names.ts';
 import type { ChurnStep, Os } from '../../lab/contracts/cells.ts';
-import { CHURN_APP, churnChange, churnPlan, churnPod, churnServiceName } from '../model/churn.ts';
+import { CHURN_APP, churnChange, churnPlan, churnServiceName } from '../model/churn.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
 import { planInfo } from './lab-info.ts';
 import { collectPathEvidence, type PathEvidence } from '../../lab/cluster/path-evidence.ts';
@@ -46,6 +46,11 @@ const SERVICE_PORT = 80;
 export class EmulatedDriver implements LabDriver {
   readonly info;
   readonly nodes: readonly SuiteNode[];
+  /**
+   * The emulated kube-proxy has programmed every node before a pod change returns, so a churn
+   * cell passes at its first probe; the bound only leaves room for a slow probe.
+   */
+  readonly churnSettleMs = 5000;
   #namespace: string | undefined;
   #runId: string | undefined;
   #workloads: Workloads | undefined;

@@ -9,7 +9,10 @@ import { Outcome, type CellResult } from '../../lab/contracts/results-file.ts';
 import { CHURN_STEPS, type ChurnStep, type Os } from '../../lab/contracts/cells.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 
-/** How long after a churn step its cells may take to pass: the dataplane's bound to converge. */
+/**
+ * How long after a churn step its cells may take to pass, for drivers that name no bound of their
+ * own: kube-proxy's default --iptables-sync-period.
+ */
 export const CHURN_SETTLE_MS = 30_000;
 /** The pause between a churn cell's probes while it has not converged. */
 const CHURN_POLL_MS = 1000;
@@ -68,7 +71,7 @@ export class CellRunner {
         .then((failed) =>
           this.#slot(() =>
             failed === undefined
-              ? this.#probe(plan, expectation, CHURN_SETTLE_MS)
+              ? this.#probe(plan, expectation, this.driver.churnSettleMs ?? CHURN_SETTLE_MS)
               : Promise.resolve(this.#failedStep(plan, expectation, failed)),
           ),
         )

@@ -63,6 +63,13 @@ export function evidenceBudgetMs(cells: readonly { spec: ProbeSpec }[], timeoutM
 }
 
 /**
+ * A churn cell probed its Service after one step; by the time evidence is collected, later steps
+ * have changed the endpoints, so a retry would trace another flow than the one that failed.
+ */
+export const CHURN_NOT_TRACED =
+  'no trace: the churn steps after this cell changed its Service, so a retry now would not be the flow that failed; the failure names the endpoints that did not answer';
+
+/**
  * Collects and writes the evidence of `cells`; returns what each result gets. A cell whose
  * collection fails, or outlasts its budget, gets the reason as its evidence, so a report never
  * hides that it is missing.
@@ -85,6 +92,19 @@ export async function collectEvidence(
       writeFileSync(join(resultsDir, dir, file), text);
       return join(dir, file);
     };
+    if (result.cell.startsWith('churn/')) {
+      collected.set(result.cell, {
+        diedAt: CHURN_NOT_TRACED,
+        files: [
+          write(
+            'path.txt',
+            `${CHURN_NOT_TRACED}
+`,
+          ),
+        ],
+      });
+      continue;
+    }
     try {
       const budget = cellBudgetMs(spec, timeoutMs, overheadMs);
       const evidence = await withDeadline<PathEvidence | undefined>(

@@ -14,7 +14,8 @@ const FAILURES: Record<Exclude<ProbeReply['result'], 'ok'>, Outcome> = {
 
 /** The outcome of one probe and the evidence for it. */
 export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome; detail: string } {
-  if (check.kind === 'not-forwarded') return judgeNotForwarded(reply);
+  if (check.kind === 'not-forwarded' || check.kind === 'refused')
+    return judgeNotForwarded(reply, check.kind === 'refused');
   if (reply.result !== 'ok') {
     const why = reply.error ?? (reply.status === undefined ? '' : `HTTP ${reply.status}`);
     const answered = check.kind === 'every-endpoint' ? `; ${sweepText(reply, check.expect)}` : '';
@@ -83,9 +84,12 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
   }
 }
 
-/** Ok when nothing answered: the request was dropped (timeout) or refused. */
-function judgeNotForwarded(reply: ProbeReply): { outcome: Outcome; detail: string } {
-  if (reply.result === 'timeout' || reply.result === 'refused') {
+/** Ok when nothing answered: the request was refused, or (unless `refusedOnly`) dropped. */
+function judgeNotForwarded(
+  reply: ProbeReply,
+  refusedOnly: boolean,
+): { outcome: Outcome; detail: string } {
+  if (reply.result === 'refused' || (reply.result === 'timeout' && !refusedOnly)) {
     return { outcome: Outcome.Ok, detail: `not forwarded (${reply.result}), as documented` };
   }
   if (reply.result === 'ok' || reply.result === 'http-error') {
@@ -93,6 +97,12 @@ function judgeNotForwarded(reply: ProbeReply): { outcome: Outcome; detail: strin
     return {
       outcome: Outcome.WrongAnswer,
       detail: `forwarded: ${body === '' ? 'an answer came back' : `answered by ${body}`}; nothing may answer here`,
+    };
+  }
+  if (reply.result === 'timeout') {
+    return {
+      outcome: Outcome.Timeout,
+      detail: `timeout: nothing refused the connection, so some rule still sends it on (to an endpoint that is gone?)${reply.error === undefined ? '' : `: ${reply.error}`}`,
     };
   }
   const why = reply.error === undefined ? '' : `: ${reply.error}`;

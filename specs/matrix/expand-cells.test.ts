@@ -85,13 +85,17 @@ describe('matrix expansion', () => {
       'dns/search-list/windows',
       'dns-tcp/linux',
       'dns-tcp/windows',
+      'churn/linux-to-linux',
+      'churn/windows-to-linux',
+      'churn/linux-to-windows',
+      'churn/windows-to-windows',
     ]);
     for (const c of cells) expect(c.meta.cell).to.match(/^[a-z0-9/-]+$/);
     expect(new Set(cells.map((c) => c.meta.cell)).size).to.equal(cells.length);
   });
 
-  it('hosts every cell on the default lab (305 cells, none skipped)', () => {
-    expect(cells).to.have.length(305);
+  it('hosts every cell on the default lab (345 cells, none skipped)', () => {
+    expect(cells).to.have.length(345);
     expect(cells.filter((c) => c.skip !== undefined)).to.deep.equal([]);
   });
 
@@ -141,6 +145,10 @@ describe('matrix expansion', () => {
     expect(titles).to.include('dns search-list from windows win2 via dns');
     expect(titles).to.include('dns over tcp from linux lin2 via dns');
     expect(titles).to.include(
+      'churn linux-to-windows backend-recreated lin1-to-win1+win2 via cluster-ip',
+    );
+    expect(titles).to.include('churn windows-to-linux scaled-to-zero win2-to-none via cluster-ip');
+    expect(titles).to.include(
       'nodeport-local external-to-windows-node win1 with a local endpoint via node-ip',
     );
     expect(titles).to.include(
@@ -161,6 +169,7 @@ describe('matrix expansion', () => {
     expect(count('icmp')).to.equal(25 + 5);
     expect(count('udp')).to.equal(75);
     expect(count('hairpin')).to.equal(10);
+    expect(count('churn')).to.equal(40);
     expect(count('tcp')).to.equal(5);
     expect(titles.filter((t) => /dns/.test(t))).to.have.length(25 + 25 + 10 + 10 + 5 + 15 + 5);
   });

@@ -24,7 +24,9 @@ export type Check =
    */
   | { kind: 'every-endpoint'; expect: string[]; source?: string; only?: boolean }
   /** Nothing may answer: the path must end in a drop (timeout) or a refusal, as documented. */
-  | { kind: 'not-forwarded' };
+  | { kind: 'not-forwarded' }
+  /** The connection must be refused (kube-proxy rejects a Service without endpoints); a drop fails. */
+  | { kind: 'refused' };
 
 export interface ProbeSpec {
   /** A pod name, `outside` for the world outside the cluster, or hostNetworkSource(node). */

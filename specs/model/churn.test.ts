@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { CHURN_STEPS } from '../../lab/contracts/cells.ts';
-import { churnChange, churnPlan, liveBackends } from './churn.ts';
+import { churnChange, churnPlan, liveBackendNodes, liveBackends } from './churn.ts';
 import type { SuiteNode } from './lab-driver.ts';
 
 const node = (name: string, os: 'linux' | 'windows'): SuiteNode => ({
@@ -32,6 +32,13 @@ describe('endpoint churn plan', () => {
       ['netexec-cp1-c', 'netexec-lin1-d'],
       [],
       ['netexec-cp1-c', 'netexec-lin1-c'],
+    ]);
+    // A cell's targets are nodes, as the Service rows name them: the replacement is on lin1 too.
+    expect(CHURN_STEPS.map((step) => liveBackendNodes(plan, step))).to.deep.equal([
+      ['cp1'],
+      ['cp1', 'lin1'],
+      [],
+      ['cp1', 'lin1'],
     ]);
   });
 

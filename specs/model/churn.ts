@@ -62,6 +62,14 @@ export function liveBackends(plan: ChurnPlan, step: ChurnStep): string[] {
   }
 }
 
+/** The nodes of the backends live after `step`, in node order (a Service cell's target nodes). */
+export function liveBackendNodes(plan: ChurnPlan, step: ChurnStep): string[] {
+  const live = liveBackends(plan, step);
+  const all = [...plan.backends, plan.replacement];
+  const nodes = all.filter((b) => live.includes(b.name)).map((b) => b.node);
+  return plan.backends.map((b) => b.node).filter((node) => nodes.includes(node));
+}
+
 /** What a driver does to the cluster for `step`: pods to delete, then pods to create. */
 export function churnChange(
   plan: ChurnPlan,

@@ -147,6 +147,11 @@ export interface LabDriver extends AsyncDisposable {
    * convergence is what the churn cells check.
    */
   churn?(os: Os, step: ChurnStep): Promise<void>;
+  /**
+   * How long after churn() returned every node's data plane has to converge: a churn cell that
+   * has not passed by then fails.
+   */
+  readonly churnSettleMs?: number;
   /** Removes what deploy() created. Idempotent. */
   cleanup(): Promise<void>;
   /** What cleanup() has not removed yet, for a warning when it cannot be waited for. */

@@ -22,7 +22,7 @@ export const SERVICE_SLOT = 'b';
 
 /** The slot of a pod named by podNames(). */
 export function slotOf(podName: string): string {
-  return podName.endsWith('-b') ? 'b' : 'a';
+  return /-([a-z])$/.exec(podName)?.[1] ?? 'a';
 }
 
 function podName(node: string, slot: string): string {

@@ -96,6 +96,7 @@ describe('report: matrix grid', function () {
       'icmp-outbound by node',
       'dns by node',
       'dns-tcp by node',
+      'churn by node',
     ]);
     const p2p = grids[0]!;
     expect(p2p.sources).to.have.members(['cp1', 'lin1', 'win1', 'win2']);

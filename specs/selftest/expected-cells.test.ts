@@ -55,7 +55,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
   const hybrid = lab('1-2-2');
 
   it('the default lab expands to the mesh the expectations below are written against', () => {
-    expect(ids(hybrid, /./)).to.have.length(305);
+    expect(ids(hybrid, /./)).to.have.length(345);
   });
 
   it('NodePort rules removed on win1: exactly its NodePort cells, Local policy and its own included', () => {
@@ -107,6 +107,10 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
         '^host-network-to-pod/[a-z]+-to-[a-z]+/cross-node/(win1/[a-z0-9]+|[a-z0-9]+/win1)/',
         '^host-network-to-service/[a-z]+-to-windows/',
         '^host-network-to-service/windows-to-[a-z]+/win1/',
+        // Churn: win1's backend lives throughout; win1 alone after backend-deleted is local.
+        '^churn/windows-to-linux/(backend-deleted|backend-recreated|scaled-back)/win1/',
+        '^churn/windows-to-windows/(backend-recreated|scaled-back)/win1/',
+        '^churn/[a-z]+-to-windows/(backend-deleted|backend-recreated|scaled-back)/(cp1|lin1|lin2|win2)/',
       ].join('|'),
     );
     expect(expected(hybrid, 'pod-route-removed')).to.deep.equal({
@@ -141,9 +145,20 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'clusterip-rules-removed').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-pod(-udp)?\/linux-to-[a-z]+\/(same|cross)-node\/lin1\/.*dns$|^pod-to-service(-udp)?\/linux-to-[a-z]+\/lin1\/|^hairpin\/linux\/lin1\/|^host-network-to-service\/linux-to-[a-z]+\/lin1\/|^dns\/[a-z-]+\/linux\/lin1\/|^dns-tcp\/linux\/lin1\//,
+        /^pod-to-pod(-udp)?\/linux-to-[a-z]+\/(same|cross)-node\/lin1\/.*dns$|^pod-to-service(-udp)?\/linux-to-[a-z]+\/lin1\/|^hairpin\/linux\/lin1\/|^host-network-to-service\/linux-to-[a-z]+\/lin1\/|^dns\/[a-z-]+\/linux\/lin1\/|^dns-tcp\/linux\/lin1\/|^churn\/linux-to-[a-z]+\/[a-z-]+\/lin1\//,
       ),
     );
+  });
+
+  it("a kept endpoint on lin2, then on win2: that node's churn cells once the backend is gone, and on Linux once none is left", () => {
+    expect(expected(hybrid, 'stale-endpoint-kept', 'lin2')).to.deep.equal({
+      must: ids(hybrid, /^churn\/linux-to-[a-z]+\/(backend-deleted|scaled-to-zero)\/lin2\//),
+      may: [],
+    });
+    expect(expected(hybrid, 'stale-endpoint-kept', 'win2').must).to.deep.equal(
+      ids(hybrid, /^churn\/windows-to-[a-z]+\/backend-deleted\/win2\//),
+    );
+    expect(expected(hybrid, 'stale-endpoint-kept', 'lin2').must).to.have.length(4);
   });
 
   it('masquerade off: outbound NAT of every Linux node, TCP and ICMP', () => {
@@ -176,7 +191,10 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
 
   it('ExceptionList without the service CIDR: Services from every Windows node', () => {
     expect(expected(hybrid, 'exception-list-no-service-cidr').must).to.deep.equal(
-      ids(hybrid, /^pod-to-service(-udp)?\/windows-to-/),
+      ids(
+        hybrid,
+        /^pod-to-service(-udp)?\/windows-to-|^churn\/windows-to-[a-z]+\/(backend-deleted|backend-recreated|scaled-back)\//,
+      ),
     );
   });
 
@@ -184,7 +202,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'windows-endpoints-blackholed').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/|^host-network-to-service\/[a-z]+-to-windows\/|^nodeport(-udp|-local)?\/external-to-windows-node\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/|^host-network-to-service\/[a-z]+-to-windows\/|^nodeport(-udp|-local)?\/external-to-windows-node\/|^churn\/[a-z]+-to-windows\/(backend-deleted|backend-recreated|scaled-back)\//,
       ),
     );
   });
@@ -193,21 +211,21 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'node-endpoint-blackholed', 'win2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/win2\/|^host-network-to-service\/[a-z]+-to-windows\/|^nodeport(-udp)?\/external-to-windows-node\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/win2\/|^host-network-to-service\/[a-z]+-to-windows\/|^nodeport(-udp)?\/external-to-windows-node\/|^churn\/[a-z]+-to-windows\/(backend-recreated|scaled-back)\//,
       ),
       may: [],
     });
     expect(expected(hybrid, 'node-endpoint-blackholed', 'lin2').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/lin2\/|^host-network-to-service\/[a-z]+-to-linux\/|^host-network-to-own-nodeport\/linux\/|^nodeport(-udp)?\/external-to-linux-node\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/lin2\/|^host-network-to-service\/[a-z]+-to-linux\/|^host-network-to-own-nodeport\/linux\/|^nodeport(-udp)?\/external-to-linux-node\/|^churn\/[a-z]+-to-linux\/(backend-recreated|scaled-back)\//,
       ),
     );
     // cp1 also hosts the cluster DNS pod: the kube-dns Service's one endpoint is gone too.
     expect(expected(hybrid, 'node-endpoint-blackholed', 'cp1').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/cp1\/|^host-network-to-service\/[a-z]+-to-linux\/|^host-network-to-own-nodeport\/linux\/|^nodeport(-udp)?\/external-to-linux-node\/|^nodeport-local\/external-to-linux-node\/cp1\/|\/dns$/,
+        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/cp1\/|^host-network-to-service\/[a-z]+-to-linux\/|^host-network-to-own-nodeport\/linux\/|^nodeport(-udp)?\/external-to-linux-node\/|^nodeport-local\/external-to-linux-node\/cp1\/|\/dns$|^churn\/[a-z]+-to-linux\/(backend-deleted|backend-recreated|scaled-back)\//,
       ),
     );
   });
@@ -227,7 +245,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'pods-cut-from-other-os', 'win2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^(pod-to-pod|pod-to-pod-udp|large-response|icmp)\/windows-to-linux\/cross-node\/win2\/|^pod-to-pod(-udp)?\/windows-to-[a-z]+\/(same|cross)-node\/win2\/.*dns$|^pod-to-service(-udp)?\/windows-to-linux\/win2\/|^pod-to-service(-udp)?\/windows-to-windows\/win2\/dns$|^hairpin\/windows\/win2\/dns$|^dns\/[a-z-]+\/windows\/win2\/|^dns-tcp\/windows\/win2\//,
+        /^(pod-to-pod|pod-to-pod-udp|large-response|icmp)\/windows-to-linux\/cross-node\/win2\/|^pod-to-pod(-udp)?\/windows-to-[a-z]+\/(same|cross)-node\/win2\/.*dns$|^pod-to-service(-udp)?\/windows-to-linux\/win2\/|^pod-to-service(-udp)?\/windows-to-windows\/win2\/dns$|^hairpin\/windows\/win2\/dns$|^dns\/[a-z-]+\/windows\/win2\/|^dns-tcp\/windows\/win2\/|^churn\/windows-to-linux\/(backend-deleted|backend-recreated|scaled-back)\/win2\//,
       ),
       may: [],
     });
@@ -239,7 +257,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'pods-cut-from-other-os', 'lin2').must).to.deep.equal(
       ids(
         hybrid,
-        /^(pod-to-pod|pod-to-pod-udp|large-response|icmp)\/linux-to-windows\/cross-node\/lin2\/|^pod-to-service(-udp)?\/linux-to-windows\/lin2\//,
+        /^(pod-to-pod|pod-to-pod-udp|large-response|icmp)\/linux-to-windows\/cross-node\/lin2\/|^pod-to-service(-udp)?\/linux-to-windows\/lin2\/|^churn\/linux-to-windows\/(backend-deleted|backend-recreated|scaled-back)\/lin2\//,
       ),
     );
   });

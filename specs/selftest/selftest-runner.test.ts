@@ -44,6 +44,8 @@ function session(dir: string, runner: RecordingRunner): FaultSession {
       setStaleProxyView: () => Promise.resolve(),
       ignoresLocalPolicy: () => false,
       setIgnoresLocalPolicy: () => Promise.resolve(),
+      keepsEndpoints: () => false,
+      setKeepsEndpoints: () => Promise.resolve(),
     },
     dns: {
       running: () => Promise.resolve(dns),

@@ -4,6 +4,7 @@
  */
 import { expect } from 'chai';
 import { isRed, type CellResult } from '../../lab/contracts/results-file.ts';
+import { CHURN_NOT_TRACED } from '../engine/evidence.ts';
 
 export const FOREIGN_TABLE = 'hl_test_foreign';
 
@@ -17,7 +18,7 @@ export function foreignDropTable(rule: string, hook: 'forward' | 'output' = 'for
 
 /**
  * Some cells are red, every red one runs from `source` to `target`, and its evidence says first
- * that `node` dropped it with `rule`. Returns the red cells.
+ * that `node` dropped it with `rule` (churn cells: why they have no trace). Returns the red cells.
  */
 export function expectOnlyDroppedCells(
   cells: readonly CellResult[],
@@ -29,7 +30,9 @@ export function expectOnlyDroppedCells(
     expect(cell.source.node, cell.cell).to.equal(drop.source);
     expect(cell.target.node.split(','), cell.cell).to.include(drop.target);
     expect(cell.evidence?.diedAt, cell.cell).to.equal(
-      `dropped on ${drop.node}: inet table ${FOREIGN_TABLE}, chain blocker: rule \`${drop.rule}\` (drop)`,
+      cell.cell.startsWith('churn/')
+        ? CHURN_NOT_TRACED
+        : `dropped on ${drop.node}: inet table ${FOREIGN_TABLE}, chain blocker: rule \`${drop.rule}\` (drop)`,
     );
   }
   return red;

@@ -157,6 +157,17 @@ export class FakeCore implements CoreClient {
     return Promise.resolve(structuredClone(created));
   };
 
+  /** Deletes at once (grace 0, as the churn asks): the pod is gone from the next list on. */
+  deleteNamespacedPod: CoreClient['deleteNamespacedPod'] = ({ name, namespace }) => {
+    this.calls.push(`deleteNamespacedPod ${namespace}/${name}`);
+    const at = this.pods.findIndex(
+      (p) => p.metadata?.name === name && p.metadata.namespace === namespace,
+    );
+    if (at < 0) return Promise.reject(recordedApiError(RECORDED.pods.readMissing, name));
+    const [gone] = this.pods.splice(at, 1);
+    return Promise.resolve(structuredClone(gone!));
+  };
+
   listNamespacedPod: CoreClient['listNamespacedPod'] = ({ namespace }) => {
     this.calls.push(`listNamespacedPod ${namespace}`);
     const system = systemPods(namespace);
@@ -192,7 +203,8 @@ export class FakeCore implements CoreClient {
     const created = recorded(V1Service, body);
     (created.metadata ??= recorded(V1ObjectMeta, {})).namespace = namespace;
     const spec = (created.spec ??= recorded(V1ServiceSpec, {}));
-    const assigned = recordedService(name)?.spec;
+    // The churn Services are younger than the recordings: they get an address of their own.
+    const assigned = recordedService(name)?.spec ?? unrecordedChurnService(name);
     if (assigned === undefined) {
       return Promise.reject(
         new Error(`FakeCore: no recorded Service ${name} to copy addresses from`),
@@ -269,4 +281,12 @@ export class FakeCore implements CoreClient {
     if (found !== undefined) return Promise.resolve(structuredClone(found));
     return Promise.reject(recordedApiError(RECORDED.services.readMissing, name));
   };
+}
+
+/** A ClusterIP for a churn Service (not in the recordings), outside the recorded addresses. */
+function unrecordedChurnService(name: string): V1ServiceSpec | undefined {
+  const at = ['churn-linux', 'churn-windows'].indexOf(name);
+  if (at < 0) return undefined;
+  const clusterIP = `10.96.250.${10 + at}`;
+  return recorded(V1ServiceSpec, { clusterIP, clusterIPs: [clusterIP] });
 }

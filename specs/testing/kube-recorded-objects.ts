@@ -299,7 +299,9 @@ export const RECORDED_RUN_PODS: readonly string[] = Object.keys(RECORDED.pods.un
  */
 export function statusOnPoll(pod: string, poll: number): V1PodStatus {
   const steps = RECORDED.pods.untilReady;
-  const kind = (name: string) => (name.startsWith('host-') ? 'host' : `slot ${name.at(-1)}`);
+  // Churn pods (slots c and d) are netexec pods of the same template: slot a's stand in.
+  const slot = (name: string) => (['c', 'd'].includes(name.at(-1)!) ? 'a' : name.at(-1));
+  const kind = (name: string) => (name.startsWith('host-') ? 'host' : `slot ${slot(name)}`);
   const stand =
     pod in steps.pods ? pod : RECORDED_RUN_PODS.filter((p) => kind(p) === kind(pod)).at(-1);
   if (stand === undefined) throw new Error(`no recorded pod stands in for ${pod}`);

@@ -16,6 +16,7 @@ export type CoreClient = Pick<
   | 'readNamespace'
   | 'deleteNamespace'
   | 'createNamespacedPod'
+  | 'deleteNamespacedPod'
   | 'listNamespacedPod'
   | 'listNamespacedEvent'
   | 'createNamespacedService'

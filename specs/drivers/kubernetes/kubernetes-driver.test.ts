@@ -96,6 +96,10 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
         'host-cp1',
         'host-lin1',
         'host-win1',
+        // Each OS's churn Service: one `c` pod per node of it.
+        'netexec-cp1-c',
+        'netexec-lin1-c',
+        'netexec-win1-c',
       ]);
       // A netexec on every node's own network: hostNetwork, a HostProcess pod on Windows.
       const hostWin = core.pods.find((p) => p.metadata?.name === 'host-win1')!;
@@ -127,6 +131,8 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
         'hairpin-win1',
         'local-linux',
         'local-windows',
+        'churn-linux',
+        'churn-windows',
       ]);
       // Local traffic policy: every node of an OS but the last hosts a backend (cp1; win1 alone).
       const backends = core.pods
@@ -275,7 +281,11 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     expect(core.createsTooEarly).to.equal(0);
     expect(Object.keys(workloads.pods).length).to.equal(names.length);
     expect(core.pods.map((p) => p.metadata?.name).sort()).to.deep.equal(
-      [...names.map((p) => p.name), 'host-cp1', 'host-lin1', 'host-win1'].sort(),
+      [
+        ...names.map((p) => p.name),
+        ...['host-cp1', 'host-lin1', 'host-win1'],
+        ...['netexec-cp1-c', 'netexec-lin1-c', 'netexec-win1-c'],
+      ].sort(),
     );
     await driver.cleanup();
   });
@@ -413,6 +423,33 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     expect(
       await driver.probeFromPod(workloads.pods[0]!, { kind: 'dns', name: 'x' }, 100),
     ).to.include({ result: 'error' });
+  });
+
+  it('churns a churn Service: deletes its pods and waits until they are gone, creates new ones and waits until Ready', async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    const driver = await KubernetesDriver.open(kubeconfig, facts, options);
+    const workloads = await driver.deploy('r11', podNames(driver.nodes));
+    expect(workloads.churn.map((s) => [s.os, s.name, s.port])).to.deep.equal([
+      ['linux', 'churn-linux', 80],
+      ['windows', 'churn-windows', 80],
+    ]);
+    const churnPods = () =>
+      core.pods
+        .filter((p) => p.metadata?.labels?.app === 'churn' && p.metadata.labels.os === 'linux')
+        .map((p) => `${p.metadata?.name}@${p.spec?.nodeSelector?.['kubernetes.io/hostname']}`);
+    expect(churnPods()).to.deep.equal(['netexec-cp1-c@cp1', 'netexec-lin1-c@lin1']);
+    await driver.churn('linux', 'backend-deleted');
+    expect(churnPods()).to.deep.equal(['netexec-cp1-c@cp1']);
+    await driver.churn('linux', 'backend-recreated');
+    expect(churnPods()).to.deep.equal(['netexec-cp1-c@cp1', 'netexec-lin1-d@lin1']);
+    await driver.churn('linux', 'scaled-to-zero');
+    expect(churnPods()).to.deep.equal([]);
+    await driver.churn('linux', 'scaled-back');
+    expect(churnPods()).to.deep.equal(['netexec-cp1-c@cp1', 'netexec-lin1-c@lin1']);
+    // No Service of the suite's selects them: they back the churn Service alone.
+    const service = core.services.find((s) => s.metadata?.name === 'churn-linux')!;
+    expect(service.spec?.selector).to.deep.include({ app: 'churn', os: 'linux' });
+    await driver.cleanup();
   });
 
   it("probes from a node in its host-network pod, with the node's OS's commands", async () => {

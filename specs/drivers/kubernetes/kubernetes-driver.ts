@@ -7,7 +7,8 @@ import { runNamespace } from '../../../lab/contracts/kubernetes-names.ts';
 import { LabError } from '../../../lab/errors.ts';
 import { silentLogger, type Logger } from '../../../lab/log/logger.ts';
 import type { RunInfo } from '../../../lab/contracts/results-file.ts';
-import type { Os } from '../../../lab/contracts/cells.ts';
+import type { ChurnStep, Os } from '../../../lab/contracts/cells.ts';
+import { churnChange, churnPlan } from '../../model/churn.ts';
 import type {
   DeployedPod,
   LabDriver,
@@ -45,7 +46,7 @@ import {
   type KubernetesSettings,
 } from './kubernetes-settings.ts';
 import { SuiteDeployment, type DeploymentSettings } from './suite-deployment.ts';
-import { NETEXEC_CONTAINER } from './suite-manifests.ts';
+import { NETEXEC_CONTAINER, type PodToRender } from './suite-manifests.ts';
 import {
   NETEXEC_HTTP_PORT,
   backsLocalService,
@@ -98,6 +99,8 @@ const SERVICE_OSES: readonly Os[] = ['linux', 'windows'];
 export class KubernetesDriver implements LabDriver {
   readonly info: Omit<RunInfo, 'runId' | 'profile' | 'startedAt'>;
   readonly nodes: readonly SuiteNode[];
+  /** kube-proxy's default --iptables-sync-period (and Windows' --sync-period): its full resync. */
+  readonly churnSettleMs = 30_000;
   readonly #facts: LabFacts;
   readonly #hostnames: Readonly<Record<string, string>>;
   readonly #clients: KubeClients;
@@ -189,17 +192,8 @@ export class KubernetesDriver implements LabDriver {
         `workloads are already deployed in ${this.#deployment.namespace}; cleanup() first`,
       );
     }
-    const pods = podNames.map(({ name, node }) => {
-      const found = this.nodes.find((n) => n.name === node);
-      if (found === undefined) throw new LabError(`pod ${name}: the lab has no node ${node}`);
-      return {
-        name,
-        node,
-        os: found.os,
-        nodeHostname: this.#hostnames[node] ?? node,
-        localBackend: backsLocalService(this.nodes, node, name),
-      };
-    });
+    const pods = podNames.map(({ name, node }) => this.#podToRender(name, node));
+    const churned = SERVICE_OSES.flatMap((os) => churnPlan(this.nodes, os) ?? []);
     const options = this.#options;
     const settings = this.#settings;
     // Where this host's packets to the nodes come from: NodePort probes, and the echo by default.
@@ -214,6 +208,10 @@ export class KubernetesDriver implements LabDriver {
       dnsDomain: this.#facts.dnsDomain ?? 'cluster.local',
       pods,
       serviceOses: SERVICE_OSES,
+      churnOses: churned.map((plan) => plan.os),
+      churnPods: churned.flatMap((plan) =>
+        plan.backends.map(({ name, node }) => this.#podToRender(name, node)),
+      ),
       hostNetwork: this.nodes.map((n) => ({
         node: n.name,
         name: hostNetworkPod(n.name),
@@ -396,6 +394,31 @@ export class KubernetesDriver implements LabDriver {
     const argv = probeArgv(probeArgs(request, timeoutMs), LOCAL_WORKLOADS);
     const programMs = probeProgramMs(request, timeoutMs);
     return parseProbe(await outside.exec(argv, { timeoutMs: programMs + 10_000 }));
+  }
+
+  /** Makes `step` on the churn Service of `os`: deletes and creates its pods as churnChange says. */
+  async churn(os: Os, step: ChurnStep): Promise<void> {
+    const plan = churnPlan(this.nodes, os);
+    const deployment = this.#deployment;
+    if (plan === undefined || deployment === undefined)
+      throw new Error(`no churn Service of ${os}`);
+    const { remove, create } = churnChange(plan, step);
+    await deployment.churnPods(
+      remove,
+      create.map(({ name, node }) => this.#podToRender(name, node)),
+    );
+  }
+
+  #podToRender(name: string, node: string): PodToRender & { node: string } {
+    const found = this.nodes.find((n) => n.name === node);
+    if (found === undefined) throw new LabError(`pod ${name}: the lab has no node ${node}`);
+    return {
+      name,
+      node,
+      os: found.os,
+      nodeHostname: this.#hostnames[node] ?? node,
+      localBackend: backsLocalService(this.nodes, node, name),
+    };
   }
 
   pending(): string[] {

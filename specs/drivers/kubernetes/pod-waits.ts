@@ -187,6 +187,30 @@ export async function forEndpoints(
   );
 }
 
+/** Waits until none of the named pods is listed any more (deleted, not only terminating). */
+export async function forPodsGone(
+  core: CoreClient,
+  namespace: string,
+  names: readonly string[],
+  options: WaitOptions,
+): Promise<void> {
+  let left: string[] = [...names];
+  await pollFor(
+    `pods ${names.join(', ')} in ${namespace} to be deleted`,
+    async () => {
+      const list = await core.listNamespacedPod({ namespace });
+      const listed = new Set(list.items.map((p) => p.metadata?.name ?? ''));
+      left = names.filter((name) => listed.has(name));
+      return left.length === 0;
+    },
+    {
+      timeoutMs: options.timeoutMs,
+      intervalMs: options.pollMs ?? DEFAULT_POLL_MS,
+      lastSeen: () => `still listed: ${left.join(', ')}`,
+    },
+  );
+}
+
 /** Waits until the namespace is gone (the API answers 404). */
 export async function forNamespaceGone(
   core: CoreClient,

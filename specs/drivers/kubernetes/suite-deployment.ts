@@ -26,10 +26,17 @@ import {
   forDefaultServiceAccount,
   forEndpoints,
   forNamespaceGone,
+  forPodsGone,
   forPodsReady,
 } from './pod-waits.ts';
 import { WaitTimeoutError } from '../../../lab/errors.ts';
-import { podHostname, renderSuiteManifests, type PodToRender } from './suite-manifests.ts';
+import {
+  podHostname,
+  renderNetexecPod,
+  renderSuiteManifests,
+  type PodToRender,
+} from './suite-manifests.ts';
+import { CHURN_APP } from '../../model/churn.ts';
 
 export interface DeploymentSettings {
   namespace: string;
@@ -47,6 +54,9 @@ export interface DeploymentSettings {
     address: string;
   }[];
   serviceOses: readonly Os[];
+  /** OSes with nodes, which get a churn Service, and the churn pods it starts with. */
+  churnOses: readonly Os[];
+  churnPods: readonly PodToRender[];
   /** The address NodePort probes from outside leave from (Workloads.outsideAddress). */
   outsideAddress: string;
   /**
@@ -129,16 +139,30 @@ export class SuiteDeployment implements AsyncDisposable {
         nodePort,
       });
     }
+    const churn = [];
+    for (const [i, body] of manifests.churn.entries()) {
+      const created = await this.#api(`create service ${body.metadata?.name}`, () =>
+        this.core.createNamespacedService({ namespace, body }),
+      );
+      churn.push({
+        os: this.settings.churnOses[i]!,
+        name: created.metadata?.name ?? '',
+        clusterIP: created.spec?.clusterIP ?? '',
+        port: created.spec?.ports?.[0]?.port ?? 0,
+      });
+    }
     await Promise.all(
-      [...manifests.pods, ...manifests.hostNetwork].map((body) =>
-        this.#api(`create pod ${body.metadata?.name}`, () =>
-          this.core.createNamespacedPod({ namespace, body }),
-        ),
+      [...manifests.pods, ...manifests.hostNetwork, ...manifests.churnPods].map((body) =>
+        this.#createPod(body),
       ),
     );
-    const ready = await this.#waitReady();
+    const ready = await this.#waitReady([
+      ...this.settings.pods,
+      ...this.settings.hostNetwork,
+      ...this.settings.churnPods,
+    ]);
     await this.#waitEndpoints(
-      [...manifests.services, ...manifests.hairpin, ...manifests.local],
+      [...manifests.services, ...manifests.hairpin, ...manifests.local, ...manifests.churn],
       ready,
     );
     const services = await Promise.all(
@@ -165,13 +189,46 @@ export class SuiteDeployment implements AsyncDisposable {
       services: services.map((s, i) => this.#deployedService(this.settings.serviceOses[i]!, s)),
       hairpin,
       local,
-      // WIP: churn Services are not deployed on real clusters yet; churn cells fail naming it.
-      churn: [],
+      churn,
       outsideAddress: this.settings.outsideAddress,
       external: { address: echo.address, port: echo.port },
       apiServiceIP: api.spec?.clusterIP ?? '',
       dnsDomain: this.settings.dnsDomain,
     };
+  }
+
+  /**
+   * Changes a churn Service's pods: deletes `remove` and waits until they are gone, then creates
+   * `create` and waits until they are Ready. What the Endpoints and every node's rules make of
+   * it is left to the churn cells to find out.
+   */
+  async churnPods(remove: readonly string[], create: readonly PodToRender[]): Promise<void> {
+    const { namespace } = this.settings;
+    await Promise.all(
+      remove.map((name) =>
+        this.#api(`delete pod ${name}`, () =>
+          this.core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 }),
+        ),
+      ),
+    );
+    if (remove.length > 0) {
+      await this.#waitFor(
+        `churn pods ${remove.join(', ')} were not deleted`,
+        `kubectl -n ${namespace} get pods -o wide`,
+        () => forPodsGone(this.core, namespace, remove, this.#waitOptions()),
+      );
+    }
+    await Promise.all(
+      create.map((pod) => this.#createPod(renderNetexecPod(this.settings, pod, CHURN_APP))),
+    );
+    if (create.length > 0) await this.#waitReady(create);
+  }
+
+  #createPod(body: V1Pod): Promise<V1Pod> {
+    const { namespace } = this.settings;
+    return this.#api(`create pod ${body.metadata?.name}`, () =>
+      this.core.createNamespacedPod({ namespace, body }),
+    );
   }
 
   /** What stop() has not removed yet: the run namespace, while it exists (say, Terminating). */
@@ -294,13 +351,13 @@ export class SuiteDeployment implements AsyncDisposable {
     );
   }
 
-  async #waitReady(): Promise<V1Pod[]> {
+  async #waitReady(pods: readonly { name: string }[]): Promise<V1Pod[]> {
     const { namespace, image } = this.settings;
     try {
       return await forPodsReady(
         this.core,
         namespace,
-        [...this.settings.pods, ...this.settings.hostNetwork].map((p) => p.name),
+        pods.map((p) => p.name),
         this.#waitOptions(),
       );
     } catch (error) {

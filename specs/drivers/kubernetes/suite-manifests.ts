@@ -13,6 +13,7 @@ import {
 } from '../../../lab/contracts/kubernetes-names.ts';
 import { LabError } from '../../../lab/errors.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
+import { CHURN_APP, churnServiceName } from '../../model/churn.ts';
 import {
   SERVICE_SLOT,
   dnsLabel,
@@ -46,6 +47,9 @@ export interface RenderInput {
   hairpin: readonly { node: string; pod: string }[];
   /** Every node, which gets a netexec pod on its own network (hostNetwork; HostProcess on Windows). */
   hostNetwork: readonly { name: string; nodeHostname: string; os: Os }[];
+  /** OSes that get a `churn-<os>` Service, and the churn pods it starts with (none when absent). */
+  churnOses?: readonly Os[];
+  churnPods?: readonly PodToRender[];
 }
 
 export interface SuiteManifests {
@@ -58,6 +62,9 @@ export interface SuiteManifests {
   local: V1Service[];
   /** The host-network netexec pods, in the order of `RenderInput.hostNetwork`. */
   hostNetwork: V1Pod[];
+  /** The churn Services, in the order of `RenderInput.churnOses`, and their first pods. */
+  churn: V1Service[];
+  churnPods: V1Pod[];
 }
 
 /** A pod hostname must be one DNS label. */
@@ -86,9 +93,8 @@ export function renderTemplate(file: string, vars: Readonly<Record<string, strin
   return substitute(parse(readFileSync(file, 'utf8')));
 }
 
-/** Every object deploy() creates, rendered from the templates in `dir`. */
-export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): SuiteManifests {
-  const common = {
+function commonVars(input: Pick<RenderInput, 'runId' | 'lab'>): Record<string, string> {
+  return {
     runId: input.runId,
     lab: input.lab,
     labLabel: LAB_LABEL,
@@ -97,25 +103,38 @@ export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): Su
     podLabel: POD_LABEL,
     localLabel: LOCAL_BACKEND_LABEL,
   };
+}
+
+/** One netexec pod: of the suite's Services (`app` netexec), or of a churn Service (`app` churn). */
+export function renderNetexecPod(
+  input: Pick<RenderInput, 'runId' | 'lab' | 'image'>,
+  pod: PodToRender,
+  app = 'netexec',
+  dir = MANIFEST_DIR,
+): V1Pod {
+  return renderTemplate(join(dir, 'netexec-pod.yaml'), {
+    ...commonVars(input),
+    name: pod.name,
+    app,
+    hostname: podHostname(pod.name),
+    os: pod.os,
+    slot: slotOf(pod.name),
+    localBackend: String(pod.localBackend),
+    node: pod.nodeHostname,
+    image: input.image,
+  }) as V1Pod;
+}
+
+/** Every object deploy() creates, rendered from the templates in `dir`. */
+export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): SuiteManifests {
+  const common = commonVars(input);
   const at = (name: string) => join(dir, name);
   return {
     namespace: renderTemplate(at('namespace.yaml'), {
       ...common,
       namespace: input.namespace,
     }) as V1Namespace,
-    pods: input.pods.map(
-      (pod) =>
-        renderTemplate(at('netexec-pod.yaml'), {
-          ...common,
-          name: pod.name,
-          hostname: podHostname(pod.name),
-          os: pod.os,
-          slot: slotOf(pod.name),
-          localBackend: String(pod.localBackend),
-          node: pod.nodeHostname,
-          image: input.image,
-        }) as V1Pod,
-    ),
+    pods: input.pods.map((pod) => renderNetexecPod(input, pod, 'netexec', dir)),
     services: [
       renderTemplate(at('netexec-headless-service.yaml'), common) as V1Service,
       ...input.serviceOses.map(
@@ -152,5 +171,14 @@ export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): Su
           os,
         }) as V1Service,
     ),
+    churn: (input.churnOses ?? []).map(
+      (os) =>
+        renderTemplate(at('churn-service.yaml'), {
+          ...common,
+          name: churnServiceName(os),
+          os,
+        }) as V1Service,
+    ),
+    churnPods: (input.churnPods ?? []).map((pod) => renderNetexecPod(input, pod, CHURN_APP, dir)),
   };
 }
