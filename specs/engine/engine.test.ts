@@ -298,6 +298,103 @@ describe('CellRunner', () => {
     expect(Math.max(...log.map((l) => Number(l.split('=')[1])))).to.equal(3);
   });
 
+  it('runs churn cells after every other cell, step by step, each probed until it passes or the bound passed', async function () {
+    this.timeout(10_000); // a second between a churn cell's probes
+    const log: string[] = [];
+    const driver = fakeDriver([], log);
+    let step = 'none';
+    // A cell passes once its step was made, and after two more probes: a dataplane converging.
+    const seen = new Map<string, number>();
+    driver.probeFromPod = (_pod, request) => {
+      const url = request.kind === 'http' ? request.url : '';
+      log.push(`probe ${url} after ${step}`);
+      const n = (seen.get(url) ?? 0) + 1;
+      seen.set(url, n);
+      const converged = url.includes(step) && n >= 3;
+      return Promise.resolve(
+        converged || url === 'http://x/plain'
+          ? { result: 'ok', body: '10.0.0.1:1' }
+          : { result: 'timeout' },
+      );
+    };
+    const made: string[] = [];
+    Object.assign(driver, {
+      churnSettleMs: 5000,
+      churn: async (os: string, next: string) => {
+        made.push(`${os} ${next}`);
+        await new Promise((r) => setTimeout(r, 5));
+        step = next;
+      },
+    });
+    const churnCell = (id: string, at: 'backend-deleted' | 'scaled-back'): CellPlan => ({
+      ...cell(id),
+      churn: { os: 'linux', step: at },
+      probe: () => ({
+        from: 'p',
+        request: {
+          kind: 'http',
+          url: `http://x/${at === 'scaled-back' && id === 'never' ? 'none' : at}`,
+        },
+        check: { kind: 'source-ip', expect: '10.0.0.1' },
+      }),
+    });
+    const plain = {
+      ...cell('plain'),
+      probe: () => ({
+        from: 'p',
+        request: { kind: 'http' as const, url: 'http://x/plain' },
+        check: { kind: 'source-ip' as const, expect: '10.0.0.1' },
+      }),
+    };
+    const cells = [
+      { plan: churnCell('deleted', 'backend-deleted'), expectation: { expected: Outcome.Ok } },
+      { plan: churnCell('back', 'scaled-back'), expectation: { expected: Outcome.Ok } },
+      { plan: plain, expectation: { expected: Outcome.Ok } },
+    ];
+    const runner = new CellRunner(driver, W, { ...settings, retries: 0 });
+    runner.prefetch(cells);
+    const [deleted, back, first] = await Promise.all(
+      cells.map((c) => runner.result(c.plan, c.expectation)),
+    );
+    expect(first).to.include({ verdict: 'pass', attempts: 1 });
+    expect(log[0]).to.equal('probe http://x/plain after none');
+    // Every step up to the last selected one is made, in order, also those without a cell.
+    expect(made).to.deep.equal([
+      'linux backend-deleted',
+      'linux backend-recreated',
+      'linux scaled-to-zero',
+      'linux scaled-back',
+    ]);
+    expect(deleted).to.include({ verdict: 'pass', attempts: 3 });
+    expect(back).to.include({ verdict: 'pass', attempts: 3 });
+    expect(
+      log
+        .filter((l) => l.includes('backend-deleted'))
+        .every((l) => l.endsWith('after backend-deleted')),
+    ).to.equal(true);
+  });
+
+  it('fails a churn cell that has not converged within the bound, and one whose step could not be made', async () => {
+    const driver = fakeDriver([], []);
+    driver.probeFromPod = () => Promise.resolve({ result: 'timeout' });
+    Object.assign(driver, { churnSettleMs: 50, churn: () => Promise.resolve() });
+    const plan: CellPlan = { ...cell('stale'), churn: { os: 'windows', step: 'backend-deleted' } };
+    const runner = new CellRunner(driver, W, { ...settings, retries: 0 });
+    runner.prefetch([{ plan, expectation: { expected: Outcome.Ok } }]);
+    const stale = await runner.result(plan, { expected: Outcome.Ok });
+    expect(stale).to.include({ verdict: 'fail', actual: Outcome.Timeout });
+    expect(stale.attempts).to.be.greaterThan(0);
+
+    const noChurn = new CellRunner(fakeDriver([], []), W, settings);
+    noChurn.prefetch([{ plan, expectation: { expected: Outcome.Ok } }]);
+    expect(await noChurn.result(plan, { expected: Outcome.Ok })).to.deep.include({
+      actual: Outcome.Error,
+      attempts: 0,
+      detail:
+        'churn step backend-deleted on the windows Service failed: this driver cannot change the Service endpoints',
+    });
+  });
+
   it('reports a cell the lab cannot host as skipped with its reason', async () => {
     const runner = new CellRunner(fakeDriver([], []), W, settings);
     const plan = { ...cell('s'), probe: undefined, skip: 'needs two windows nodes' } as CellPlan;
