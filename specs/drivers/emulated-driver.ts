@@ -50,7 +50,7 @@ export class EmulatedDriver implements LabDriver {
    * The emulated kube-proxy has programmed every node before a pod change returns, so a churn
    * cell passes at its first probe; the bound only leaves room for a slow probe.
    */
-  readonly churnSettleMs = 5000;
+  readonly churnSettleMs = 2000;
   #namespace: string | undefined;
   #runId: string | undefined;
   #workloads: Workloads | undefined;
