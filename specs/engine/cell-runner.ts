@@ -193,11 +193,12 @@ export class CellRunner {
     const settleUntil = expectsOk && settleMs !== undefined ? started + settleMs : undefined;
     let judged = { outcome: Outcome.Error as Outcome, detail: '' };
     let attempts = 0;
-    while (
-      attempts < maxAttempts ||
-      (settleUntil !== undefined && performance.now() < settleUntil)
-    ) {
+    // A settling cell fails only on an attempt that began after the bound: a sweep that started
+    // while the rules were still changing proves nothing.
+    let attemptStarted = started;
+    while (attempts < maxAttempts || (settleUntil !== undefined && attemptStarted < settleUntil)) {
       attempts++;
+      attemptStarted = performance.now();
       judged = await this.#attempt(spec);
       if (judged.outcome === Outcome.Ok) break;
       if (settleUntil !== undefined) await delay(CHURN_POLL_MS);

@@ -99,8 +99,6 @@ const SERVICE_OSES: readonly Os[] = ['linux', 'windows'];
 export class KubernetesDriver implements LabDriver {
   readonly info: Omit<RunInfo, 'runId' | 'profile' | 'startedAt'>;
   readonly nodes: readonly SuiteNode[];
-  /** kube-proxy's default --iptables-sync-period (and Windows' --sync-period): its full resync. */
-  readonly churnSettleMs = 30_000;
   readonly #facts: LabFacts;
   readonly #hostnames: Readonly<Record<string, string>>;
   readonly #clients: KubeClients;
@@ -394,6 +392,11 @@ export class KubernetesDriver implements LabDriver {
     const argv = probeArgv(probeArgs(request, timeoutMs), LOCAL_WORKLOADS);
     const programMs = probeProgramMs(request, timeoutMs);
     return parseProbe(await outside.exec(argv, { timeoutMs: programMs + 10_000 }));
+  }
+
+  /** CHURN_SETTLE_MS; by default kube-proxy's --iptables-sync-period (Windows' --sync-period). */
+  get churnSettleMs(): number {
+    return this.#settings.churnSettleMs;
   }
 
   /** Makes `step` on the churn Service of `os`: deletes and creates its pods as churnChange says. */

@@ -26,6 +26,11 @@ export interface KubernetesSettings {
   keepRunNamespace: boolean;
   /** deploy()'s wait for Ready pods: 80 % of DEPLOY_TIMEOUT_MS, under mocha's hook timeout. */
   podsReadyTimeoutMs: number;
+  /**
+   * CHURN_SETTLE_MS: how long after a churn step every node's rules have to converge; default
+   * 30 s, kube-proxy's full resync period.
+   */
+  churnSettleMs: number;
   /** cleanup()'s wait for the run namespace to go (CLEANUP_TIMEOUT_MS); a longer one is a warning. */
   namespaceGoneTimeoutMs: number;
 }
@@ -79,6 +84,7 @@ export function kubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
     echoPort: port === undefined ? DEFAULT_ECHO_PORT : Number(port),
     keepRunNamespace: keep === '1',
     podsReadyTimeoutMs: 0.8 * positiveIntSetting(env, 'DEPLOY_TIMEOUT_MS', DEPLOY_DEFAULT_MS),
+    churnSettleMs: positiveIntSetting(env, 'CHURN_SETTLE_MS', 30_000),
     namespaceGoneTimeoutMs: positiveIntSetting(
       env,
       'CLEANUP_TIMEOUT_MS',
