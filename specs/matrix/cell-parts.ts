@@ -66,6 +66,16 @@ export function nodePairs(
 }
 
 /** Requests a Service sweep may make per endpoint before it calls one missing. */
+/** A Service as a cell's target: its backends' nodes, comma-separated (`-` for none). */
+export function serviceTarget(
+  os: Os,
+  backendNodes: readonly string[],
+  name: string,
+  label: string,
+): Endpoint {
+  return { os, node: backendNodes.join(',') || '-', name, label };
+}
+
 export const REQUESTS_PER_ENDPOINT = 20;
 
 /** The pods behind a Service (its endpoints), as `deploy` created them. */

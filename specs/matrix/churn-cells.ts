@@ -5,7 +5,15 @@ import type { CellPlan } from '../model/cell-plan.ts';
 import { churnPlan, churnServiceName, liveBackendNodes, liveBackends } from '../model/churn.ts';
 import type { SuiteNode } from '../model/lab-driver.ts';
 import { sourcePod } from '../model/workload-names.ts';
-import { REQUESTS_PER_ENDPOINT, ids, lacking, nodesOf, pod, podEnd } from './cell-parts.ts';
+import {
+  REQUESTS_PER_ENDPOINT,
+  ids,
+  lacking,
+  nodesOf,
+  pod,
+  podEnd,
+  serviceTarget,
+} from './cell-parts.ts';
 import type { MatrixRow } from './rows.ts';
 
 /**
@@ -21,13 +29,8 @@ export function churn(
 ): CellPlan[] {
   const sources = nodesOf(nodes, row.from);
   const plan = churnPlan(nodes, row.to);
-  /** A Service's target names its backends' nodes, as the Service rows do. */
-  const target = (nodesLive: readonly string[]): Endpoint => ({
-    os: row.to,
-    node: nodesLive.join(',') || '-',
-    name: churnServiceName(row.to),
-    label: `${row.to} churn service`,
-  });
+  const target = (nodesLive: readonly string[]): Endpoint =>
+    serviceTarget(row.to, nodesLive, churnServiceName(row.to), `${row.to} churn service`);
   return CHURN_STEPS.flatMap((step): CellPlan[] => {
     const key = (node?: string): CellKey => ({
       kind: 'churn',

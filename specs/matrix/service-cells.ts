@@ -14,17 +14,18 @@ import {
   pod,
   podEnd,
   service,
+  serviceTarget,
 } from './cell-parts.ts';
 import type { MatrixRow } from './rows.ts';
 
 /** The cell end of the Service backed by pods of `os`: its backend nodes, or `-` without any. */
 function serviceEnd(os: Os, backends: readonly SuiteNode[]): Endpoint {
-  return {
+  return serviceTarget(
     os,
-    node: backends.map((n) => n.name).join(',') || '-',
-    name: serviceName(os),
-    label: `${os} service`,
-  };
+    backends.map((n) => n.name),
+    serviceName(os),
+    `${os} service`,
+  );
 }
 
 export function podToService(
