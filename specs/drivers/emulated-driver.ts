@@ -47,10 +47,10 @@ export class EmulatedDriver implements LabDriver {
   readonly info;
   readonly nodes: readonly SuiteNode[];
   /**
-   * The emulated kube-proxy has programmed every node before a pod change returns, so a churn
-   * cell passes at its first probe; the bound only leaves room for a slow probe.
+   * The emulated kube-proxy has programmed every node before a pod change returns: a churn cell
+   * is judged like any other (its retries leave room for a slow probe), with no settling time.
    */
-  readonly churnSettleMs = 2000;
+  readonly churnSettleMs = 0;
   #namespace: string | undefined;
   #runId: string | undefined;
   #workloads: Workloads | undefined;

@@ -190,7 +190,10 @@ export class CellRunner {
     this.#specs.set(plan.meta.cell, spec);
     const expectsOk = expectation.expected === Outcome.Ok;
     const maxAttempts = expectsOk ? 1 + this.settings.retries : 1;
-    const settleUntil = expectsOk && settleMs !== undefined ? started + settleMs : undefined;
+    // A bound of 0: the data plane has converged when the change returns, the cell is probed like
+    // any other.
+    const settleUntil =
+      expectsOk && settleMs !== undefined && settleMs > 0 ? started + settleMs : undefined;
     let judged = { outcome: Outcome.Error as Outcome, detail: '' };
     let attempts = 0;
     // A settling cell fails only on an attempt that began after the bound: a sweep that started

@@ -387,6 +387,15 @@ describe('CellRunner', () => {
     // The first probe began within the bound; the one that fails the cell began after it.
     expect(stale.attempts).to.equal(2);
 
+    // A bound of 0 (converged when the step returns): judged like any other cell, at once.
+    Object.assign(driver, { churnSettleMs: 0 });
+    const settled = new CellRunner(driver, W, { ...settings, retries: 1 });
+    settled.prefetch([{ plan, expectation: { expected: Outcome.Ok } }]);
+    expect(await settled.result(plan, { expected: Outcome.Ok })).to.include({
+      verdict: 'fail',
+      attempts: 2,
+    });
+
     const noChurn = new CellRunner(fakeDriver([], []), W, settings);
     noChurn.prefetch([{ plan, expectation: { expected: Outcome.Ok } }]);
     expect(await noChurn.result(plan, { expected: Outcome.Ok })).to.deep.include({

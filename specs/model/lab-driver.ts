@@ -149,7 +149,7 @@ export interface LabDriver extends AsyncDisposable {
   churn?(os: Os, step: ChurnStep): Promise<void>;
   /**
    * How long after churn() returned every node's data plane has to converge: a churn cell that
-   * has not passed by then fails.
+   * has not passed by then fails. 0: converged when churn() returns, probed like any other cell.
    */
   readonly churnSettleMs?: number;
   /** Removes what deploy() created. Idempotent. */
