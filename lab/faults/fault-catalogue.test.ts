@@ -6,7 +6,12 @@ import type { LabPlan } from '../plan/lab-plan.ts';
 import { describeSelector } from './cell-selector.ts';
 import { FAULT_CATALOGUE, findFault } from './fault-catalogue.ts';
 import { FaultError } from './fault-error.ts';
-import { notApplicable, resolveTargets, selftestNodes } from './fault-targets.ts';
+import {
+  notApplicable,
+  resolveTargets,
+  selftestNodes,
+  type SelftestNodeChoice,
+} from './fault-targets.ts';
 import { editWindowsCni } from './windows-cni-edits.ts';
 
 const FIVE: FixtureNode[] = [
@@ -295,19 +300,30 @@ describe('fault catalogue', () => {
     );
   });
 
-  it('the self-test runs node faults on the first and last node of each OS, or on every node', () => {
-    const nodes = (id: string, every = false) =>
-      selftestNodes(findFault(id), vxlan, every).map((n) => n ?? 'lab');
+  it('the self-test runs node faults on the first and last node of each OS, on every node, or alternating', () => {
+    const nodes = (id: string, choice: SelftestNodeChoice = 'ends', index = 0) =>
+      selftestNodes(findFault(id), vxlan, choice, index).map((n) => n ?? 'lab');
     expect(nodes('pod-route-removed')).to.deep.equal(['win1', 'win2', 'lin1', 'cp1']);
-    expect(nodes('pod-route-removed', true)).to.deep.equal(['win1', 'win2', 'lin1', 'lin2', 'cp1']);
+    expect(nodes('pod-route-removed', 'all')).to.deep.equal([
+      'win1',
+      'win2',
+      'lin1',
+      'lin2',
+      'cp1',
+    ]);
+    expect(nodes('pod-route-removed', 'alternate', 0)).to.deep.equal(['win1', 'lin1']);
+    expect(nodes('pod-route-removed', 'alternate', 1)).to.deep.equal(['win2', 'cp1']);
     expect(nodes('masquerade-off')).to.deep.equal(['lin1', 'cp1']);
     expect(nodes('exception-list-no-cluster-cidr')).to.deep.equal(['win1', 'win2']);
-    expect(nodes('dns-stopped')).to.deep.equal(['lab']);
+    expect(nodes('dns-stopped', 'alternate', 1)).to.deep.equal(['lab']);
     const oneWindows = fixturePlan({ nodes: FIVE.filter((n) => n.name !== 'win2') });
-    expect(selftestNodes(findFault('link-mtu-too-small'), oneWindows, false)).to.deep.equal([
+    expect(selftestNodes(findFault('link-mtu-too-small'), oneWindows, 'ends')).to.deep.equal([
       'win1',
       'lin1',
       'cp1',
     ]);
+    expect(
+      selftestNodes(findFault('link-mtu-too-small'), oneWindows, 'alternate', 1),
+    ).to.deep.equal(['win1', 'cp1']);
   });
 });

@@ -81,21 +81,33 @@ export function resolveTargets(
   }
 }
 
+/** Which nodes the self-test runs a node fault on (`npm run selftest -- --nodes`). */
+export const SELFTEST_NODE_CHOICES = ['ends', 'all', 'alternate'] as const;
+export type SelftestNodeChoice = (typeof SELFTEST_NODE_CHOICES)[number];
+
 /**
  * The `--node` choices the self-test runs a fault with: none for lab-wide faults; otherwise, for
- * each OS the fault may act on, its first and last node (workers first), or every node.
+ * each OS the fault may act on (workers first): its first and last node (`ends`), every node
+ * (`all`), or one node, the first for the catalogue's even-numbered faults and the last for its
+ * odd-numbered ones (`alternate`, `index` being the fault's place in the catalogue).
  */
 export function selftestNodes(
   fault: FaultDefinition,
   plan: LabPlan,
-  every: boolean,
+  choice: SelftestNodeChoice,
+  index = 0,
 ): (string | undefined)[] {
   const { scope } = fault;
   if (scope.kind === 'lab') return [undefined];
   const oses: (NodeOs | undefined)[] = scope.os === undefined ? ['windows', 'linux'] : [scope.os];
   return oses.flatMap((os) => {
     const nodes = workersFirst(ofOs(plan, os)).map((n) => n.name);
-    const picked = every ? nodes : [nodes[0], nodes.at(-1)];
+    const picked =
+      choice === 'all'
+        ? nodes
+        : choice === 'ends'
+          ? [nodes[0], nodes.at(-1)]
+          : [index % 2 === 0 ? nodes[0] : nodes.at(-1)];
     return [...new Set(picked.filter((n) => n !== undefined))];
   });
 }

@@ -3,8 +3,8 @@ export const SELFTEST_ARGS = {
   options: {
     lab: { type: 'string' },
     fault: { type: 'string', multiple: true },
-    /** Each fault on every node it may act on, not only the first and last of each OS. */
-    'all-nodes': { type: 'boolean' },
+    /** Which nodes of each OS a node fault runs on: ends (default), all, alternate. */
+    nodes: { type: 'string' },
   },
   allowPositionals: false,
 } as const;

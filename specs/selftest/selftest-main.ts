@@ -1,12 +1,14 @@
 /**
- * `npm run selftest [-- --lab NAME] [--fault ID ...]`: the tester tests itself on a lab that is
- * up (DESIGN §9). Writes selftest.md and selftest.json into $RESULTS_DIR (default test-results/).
+ * `npm run selftest [-- --lab NAME] [--fault ID ...] [--nodes ends|all|alternate]`: the tester
+ * tests itself on a lab that is up (DESIGN §9). Writes selftest.md and selftest.json into
+ * $RESULTS_DIR (default test-results/).
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LabError } from '../../lab/errors.ts';
 import { ExecaRunner } from '../../lab/exec/execa-runner.ts';
 import { openFaultSession } from '../../lab/faults/open-fault-session.ts';
+import { SELFTEST_NODE_CHOICES, type SelftestNodeChoice } from '../../lab/faults/fault-targets.ts';
 import { fileLogger } from '../../lab/log/logger.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
 import { DEFAULT_PROBE_TIMEOUT_MS } from '../engine/suite-settings.ts';
@@ -22,8 +24,16 @@ const SUITE_TIMEOUT_MS = 15 * 60_000;
 const say = (line: string) =>
   process.stderr.write(`${new Date().toISOString().slice(11, 19)} selftest: ${line}\n`);
 
+function nodeChoice(value: string | undefined): SelftestNodeChoice {
+  if (value === undefined) return 'ends';
+  if ((SELFTEST_NODE_CHOICES as readonly string[]).includes(value))
+    return value as SelftestNodeChoice;
+  throw new LabError(`--nodes must be one of ${SELFTEST_NODE_CHOICES.join(', ')}, got '${value}'`);
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs(SELFTEST_ARGS);
+  const nodes = nodeChoice(values.nodes);
   const labHome = resolve(process.env.LAB_HOME ?? '.lab');
   const store = new LabStore(labHome);
   const lab = store.resolveName(values.lab);
@@ -37,19 +47,27 @@ async function main(): Promise<number> {
     session,
     runsDir,
     ...(faults === undefined ? {} : { faults }),
-    allNodes: values['all-nodes'] === true,
+    nodes,
     say,
     // One probe attempt: the connect timeout plus what a probe needs to start and answer.
     attemptLimitMs: Number(process.env.PROBE_TIMEOUT_MS ?? DEFAULT_PROBE_TIMEOUT_MS) + 2000,
-    suite: (resultsDir) =>
-      runSuite(runner, resultsDir, { lab, labHome, timeoutMs: SUITE_TIMEOUT_MS }),
+    suite: (resultsDir, grep) =>
+      runSuite(runner, resultsDir, {
+        lab,
+        labHome,
+        timeoutMs: SUITE_TIMEOUT_MS,
+        ...(grep === undefined ? {} : { grep }),
+      }),
   });
   const files = writeSelftest(report, dir);
   const t = report.totals;
   process.stdout.write(
     `self-test of lab ${lab}${report.emulated ? ' (EMULATED)' : ''}: ${report.ok ? 'PASS' : 'FAIL'}; ` +
       `${t.exact}/${t.exact + t.problems} faults exact, ${t.missedCells} missed, ${t.falseAlarms} false alarms, ` +
-      `${t.wrongOutcomes} wrong outcomes, green after ${t.healedGreen}/${t.judged} heals, ` +
+      `${t.wrongOutcomes} wrong outcomes, red cells green after ${t.healedGreen}/${t.judged} heals, ` +
+      (report.final === undefined
+        ? ''
+        : `whole suite ${report.final.green ? 'green' : 'NOT GREEN'} at the end, `) +
       `${(report.durationMs / 1000).toFixed(1)} s\n  ${files.markdown}\n  ${files.json}\n`,
   );
   return report.ok ? 0 : 1;

@@ -40,7 +40,7 @@ export interface FaultRun {
   detection?: { cells: CellDetection[]; counts: DetectionCounts };
   /** The suite with the fault applied. */
   broken?: SuiteSummary;
-  /** The suite after `heal`: must be green. */
+  /** After `heal`, the cells the fault turned red (all, when its run broke): must pass. None when none was red. */
   healed?: SuiteSummary;
   durationMs: number;
 }
@@ -59,7 +59,7 @@ export interface SelftestTotals {
   missedCells: number;
   falseAlarms: number;
   wrongOutcomes: number;
-  /** Heals after which the suite was green. */
+  /** Judged faults whose red cells passed again after their heal (or that turned none red). */
   healedGreen: number;
 }
 
@@ -72,8 +72,10 @@ export interface SelftestReport {
   durationMs: number;
   baseline: SuiteSummary & { green: boolean };
   faults: FaultRun[];
+  /** The whole suite after the last heal (absent when no fault ran): must be green. */
+  final?: SuiteSummary & { green: boolean };
   totals: SelftestTotals;
-  /** Baseline green and every judged fault exact (or not exercised). */
+  /** Baseline and final run green, every judged fault exact (or not exercised). */
   ok: boolean;
 }
 
@@ -97,7 +99,9 @@ export function selftestTotals(faults: readonly FaultRun[]): SelftestTotals {
     wrongOutcomes: sum((f) => f.detection?.counts.wrongOutcome ?? 0),
     healedGreen: faults.filter(
       (f) =>
-        f.healed !== undefined && f.healed.failing.length === 0 && f.healed.broken === undefined,
+        f.detection !== undefined &&
+        (f.healed === undefined ||
+          (f.healed.failing.length === 0 && f.healed.broken === undefined)),
     ).length,
   };
 }

@@ -33,7 +33,9 @@ function headline(report: SelftestReport): string {
   return [
     `${verdict}: ${t.exact} of ${judged} faults detected in exactly their cells ` +
       `(${t.detectedCells} of ${t.mustFailCells} must-fail cells), ${t.missedCells} missed, ` +
-      `${t.falseAlarms} false alarms, ${t.wrongOutcomes} wrong outcomes; lab green after ${t.healedGreen} of ${t.judged} heals.`,
+      `${t.falseAlarms} false alarms, ${t.wrongOutcomes} wrong outcomes; ` +
+      `the cells a fault turned red passed again after ${t.healedGreen} of ${t.judged} heals.`,
+    ...(report.final === undefined ? [] : [finalLine(report.final)]),
     ...(t.errors + t.notRun > 0
       ? [`${t.errors} faults could not be judged, ${t.notRun} not run.`]
       : []),
@@ -43,11 +45,19 @@ function headline(report: SelftestReport): string {
   ].join(' ');
 }
 
+function finalLine(final: NonNullable<SelftestReport['final']>): string {
+  return final.green
+    ? `The whole suite after the last heal: green (${seconds(final.durationMs)}).`
+    : `The whole suite after the last heal: **NOT GREEN** (${final.broken ?? final.failing.join(', ')}).`;
+}
+
 function faultRow(run: FaultRun, index: number): string {
   const c = run.detection?.counts;
   const healed =
     run.healed === undefined
-      ? '–'
+      ? run.detection === undefined
+        ? '–'
+        : 'none red'
       : run.healed.failing.length === 0 && run.healed.broken === undefined
         ? 'green'
         : 'NOT GREEN';
@@ -126,7 +136,8 @@ function faultDetails(run: FaultRun, index: number): string[] {
     const state =
       run.healed.broken ??
       (run.healed.failing.length === 0 ? 'green' : `failing: ${run.healed.failing.join(', ')}`);
-    lines.push(`- suite after heal: ${state} (${seconds(run.healed.durationMs)})`);
+    const what = run.detection === undefined ? 'the suite' : 'its red cells';
+    lines.push(`- ${what} after heal: ${state} (${seconds(run.healed.durationMs)})`);
   }
   lines.push('');
   return lines;
@@ -140,6 +151,8 @@ export function renderSelftestMarkdown(report: SelftestReport): string {
     headline(report),
     '',
     `Started ${report.startedAt}. Baseline suite: ${report.baseline.green ? 'green' : 'NOT GREEN'} (${seconds(report.baseline.durationMs)}).`,
+    '',
+    '"after heal": the cells the fault turned red, run again once it was healed.',
     '',
     '| # | fault | acts on | status | must fail | detected | missed | false alarms | wrong outcome | may fail (failed/all) | after heal | time |',
     '|---|---|---|---|--:|--:|--:|--:|--:|--:|---|--:|',

@@ -57,12 +57,29 @@ function session(dir: string, runner: RecordingRunner): FaultSession {
   };
 }
 
-/** A suite that fails exactly the cells the catalogue names (minus `miss`) while a fault is applied. */
-function fakeSuite(options: { miss?: string; dirty?: boolean; failingMs?: number } = {}) {
-  const cells = expandCells(MATRIX, plan.nodes).filter((c) => c.probe !== undefined);
-  return (dir: string): Promise<SuiteRun> => {
+/**
+ * A suite that fails exactly the cells the catalogue names (minus `miss`) while a fault is applied,
+ * and `leftRed` from the first heal on; `runs` gets each run's label and how many cells it ran.
+ */
+function fakeSuite(
+  options: {
+    miss?: string;
+    dirty?: boolean;
+    failingMs?: number;
+    leftRed?: string;
+    runs?: string[];
+  } = {},
+) {
+  const all = expandCells(MATRIX, plan.nodes).filter((c) => c.probe !== undefined);
+  let healed = false;
+  return (dir: string, grep?: string): Promise<SuiteRun> => {
     const label = basename(dir).replace(/^\d+-/, '');
-    const faulted = label !== 'baseline' && !label.endsWith('-healed');
+    const cells = all.filter(
+      (c) => grep === undefined || new RegExp(grep).test(`suite ${c.meta.title}`),
+    );
+    options.runs?.push(`${label} ${cells.length}`);
+    healed ||= label.endsWith('-healed');
+    const faulted = label !== 'baseline' && label !== 'final' && !label.endsWith('-healed');
     // `<fault>` or `<fault>-<node>`: the runner names each run after the fault and its node.
     const node = plan.nodes.find((n) => label.endsWith(`-${n.name}`))?.name;
     const id = node === undefined ? label : label.slice(0, -node.length - 1);
@@ -75,7 +92,8 @@ function fakeSuite(options: { miss?: string; dirty?: boolean; failingMs?: number
         expectationOf(impact, c.meta) === 'must-fail' &&
         c.meta.cell !== options.miss;
       const dirty =
-        options.dirty === true && label === 'baseline' && c.meta.cell.startsWith('dns/');
+        (options.dirty === true && label === 'baseline' && c.meta.cell.startsWith('dns/')) ||
+        (healed && c.meta.cell === options.leftRed);
       return {
         ...c.meta,
         expected: 'ok',
@@ -131,6 +149,46 @@ describe('self-test runner', () => {
       .and.contain('**PASS**')
       .and.contain('| F1 | pod-route-removed | win1 | exact |')
       .and.contain('| F2 | pod-route-removed | win2 | exact |');
+  });
+
+  it('runs only the red cells after a heal, and the whole suite after the last one', async () => {
+    const runs: string[] = [];
+    const report = await runSelftest({
+      session: session(dir, new RecordingRunner()),
+      suite: fakeSuite({ runs }),
+      runsDir: dir,
+      faults: ['masquerade-off'],
+    });
+    const total = expandCells(MATRIX, plan.nodes).filter((c) => c.probe !== undefined).length;
+    const red = report.faults.map((f) => f.detection!.counts.detected);
+    expect(runs).to.deep.equal([
+      `baseline ${total}`,
+      `masquerade-off-lin1 ${total}`,
+      `masquerade-off-lin1-healed ${red[0]}`,
+      `masquerade-off-cp1 ${total}`,
+      `masquerade-off-cp1-healed ${red[1]}`,
+      `final ${total}`,
+    ]);
+    expect(red[0]).to.be.greaterThan(0);
+    expect(report.final).to.include({ green: true });
+    expect(report.ok).to.be.true;
+  });
+
+  it('a heal that leaves another cell red fails the self-test in the whole run after the last heal', async () => {
+    const leftRed = 'dns/short-name/linux/lin1/dns';
+    const report = await runSelftest({
+      session: session(dir, new RecordingRunner()),
+      suite: fakeSuite({ leftRed }),
+      runsDir: dir,
+      faults: ['masquerade-off'],
+    });
+    // The next fault's run sees it as a false alarm; the final run names it.
+    expect(report.faults.map((f) => f.status)).to.deep.equal(['exact', 'problems']);
+    expect(report.final).to.deep.include({ green: false, failing: [leftRed] });
+    expect(report.ok).to.be.false;
+    expect(renderSelftestMarkdown(report)).to.contain(
+      `The whole suite after the last heal: **NOT GREEN** (${leftRed})`,
+    );
   });
 
   it('a cell the suite did not see is a missed detection and fails the self-test', async () => {

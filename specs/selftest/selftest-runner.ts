@@ -1,6 +1,8 @@
 /**
  * The self-test (DESIGN §9): for each catalogue fault, break → run the suite → compare the failing
- * cells with the catalogue → heal → run the suite again, which must be green.
+ * cells with the catalogue → heal → run the cells it turned red again, which must pass. The whole
+ * suite runs before the first fault and after the last, and must be green both times: a heal that
+ * broke another cell shows there at the latest (and as false alarms of the next fault before).
  */
 import { join } from 'node:path';
 import { FAULT_CATALOGUE, findFault } from '../../lab/faults/fault-catalogue.ts';
@@ -8,7 +10,11 @@ import type { FaultDefinition } from '../../lab/faults/fault-definition.ts';
 import { breakFault, healFaults, planFault } from '../../lab/faults/fault-engine.ts';
 import { FaultError } from '../../lab/faults/fault-error.ts';
 import type { FaultSession } from '../../lab/faults/fault-session.ts';
-import { notApplicable, selftestNodes } from '../../lab/faults/fault-targets.ts';
+import {
+  notApplicable,
+  selftestNodes,
+  type SelftestNodeChoice,
+} from '../../lab/faults/fault-targets.ts';
 import { detect, failingCells } from './detection.ts';
 import { isRed } from '../../lab/contracts/results-file.ts';
 import {
@@ -21,25 +27,34 @@ import type { SuiteRun } from './suite-process.ts';
 
 export interface SelftestOptions {
   session: FaultSession;
-  /** Runs the suite once, results into `dir`. */
-  suite(dir: string): Promise<SuiteRun>;
+  /** Runs the suite once, results into `dir`; with `grep`, only the cells whose title it matches. */
+  suite(dir: string, grep?: string): Promise<SuiteRun>;
   /** Where each suite run's results go (`<dir>/<nn>-<label>/`). */
   runsDir: string;
   /** Only these faults (default: the whole catalogue). */
   faults?: readonly string[];
-  /** Each fault on every node it may act on (default: the first and last node of each OS). */
-  allNodes?: boolean;
+  /** Which nodes of each OS a node fault runs on (default `ends`: the first and the last). */
+  nodes?: SelftestNodeChoice;
   /** Progress lines. */
   say?: (line: string) => void;
   /** A failing probe attempt slower than this means a fault made the suite hang (default 5 s). */
   attemptLimitMs?: number;
 }
 
-/** Runs the suite once the lab has settled from the previous run. */
-async function suiteRun(options: SelftestOptions, dir: string): Promise<SuiteRun> {
+/** Runs the suite (or the cells `grep` selects) once the lab has settled from the previous run. */
+async function suiteRun(options: SelftestOptions, dir: string, grep?: string): Promise<SuiteRun> {
   await options.session.settle?.();
-  return options.suite(dir);
+  return grep === undefined ? options.suite(dir) : options.suite(dir, grep);
 }
+
+/** A mocha --grep that selects exactly these cell titles (a full title ends with its cell's). */
+export function titlesGrep(titles: readonly string[]): string {
+  const escaped = titles.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return ` (?:${escaped.join('|')})$`;
+}
+
+const isGreen = (run: SuiteSummary): boolean =>
+  run.failing.length === 0 && run.broken === undefined;
 
 function summary(run: SuiteRun): SuiteSummary {
   const failing = run.cells.filter((c) => isRed(c.verdict));
@@ -86,13 +101,17 @@ async function runFault(
   };
   const label = `${String(index).padStart(2, '0')}-${fault.id}${node === undefined ? '' : `-${node}`}`;
   let failure: unknown;
+  // What must pass again after the heal: the red cells' titles, or every cell when the run broke.
+  let recheck: string[] | 'all' = 'all';
   say(`break ${fault.id}${planned.nodes.length > 0 ? ` on ${planned.nodes.join(',')}` : ''}`);
   try {
     await breakFault(session, fault.id, node);
     const broken = await suiteRun(options, join(options.runsDir, label));
     run.broken = summary(broken);
-    if (broken.broken === undefined) run.detection = detect(planned.impact, broken.cells);
-    else
+    if (broken.broken === undefined) {
+      run.detection = detect(planned.impact, broken.cells);
+      recheck = broken.cells.filter((c) => isRed(c.verdict)).map((c) => c.title);
+    } else
       failure = new FaultError(
         `the suite did not run through with ${fault.id} applied: ${broken.broken}`,
       );
@@ -106,12 +125,15 @@ async function runFault(
     run.durationMs = elapsed();
     throw new FatalHealError(run);
   }
-  say(`healed ${fault.id}; checking the lab is green`);
-  run.healed = summary(await suiteRun(options, join(options.runsDir, `${label}-healed`)));
+  if (recheck.length > 0) {
+    const grep = recheck === 'all' ? undefined : titlesGrep(recheck);
+    say(`healed ${fault.id}; running ${grep === undefined ? 'the suite' : 'its red cells'} again`);
+    run.healed = summary(await suiteRun(options, join(options.runsDir, `${label}-healed`), grep));
+  }
   run.durationMs = elapsed();
   if (failure !== undefined) return { ...run, status: 'error', reason: message(failure) };
   const counts = run.detection!.counts;
-  const green = run.healed.failing.length === 0 && run.healed.broken === undefined;
+  const green = run.healed === undefined || isGreen(run.healed);
   const clean = counts.missed + counts.falseAlarms + counts.wrongOutcome === 0;
   const limit = options.attemptLimitMs ?? 5000;
   const slowest = run.broken?.slowestFailingAttemptMs ?? 0;
@@ -151,7 +173,9 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
   const cluster = { cluster: session.cluster !== undefined };
   const planned = faults.flatMap((fault) =>
     notApplicable(fault, plan, cluster) === undefined
-      ? selftestNodes(fault, plan, options.allNodes === true).map((node) => ({ fault, node }))
+      ? selftestNodes(fault, plan, options.nodes ?? 'ends', FAULT_CATALOGUE.indexOf(fault)).map(
+          (node) => ({ fault, node }),
+        )
       : [{ fault, node: undefined }],
   );
   for (const [i, { fault, node }] of planned.entries()) {
@@ -180,6 +204,17 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
       stopped = `the heal of ${fault.id} failed; the lab is in an unknown state`;
     }
   }
+  let final: (SuiteSummary & { green: boolean }) | undefined;
+  if (baseline.green && stopped === undefined && runs.some((r) => r.broken !== undefined)) {
+    say('the suite on the lab after every heal');
+    const last = summary(
+      await suiteRun(
+        options,
+        join(options.runsDir, `${String(planned.length + 1).padStart(2, '0')}-final`),
+      ),
+    );
+    final = { ...last, green: isGreen(last) };
+  }
   const totals = selftestTotals(runs);
   const run = baselineRun.run;
   return {
@@ -191,7 +226,11 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
     durationMs: Math.round(performance.now() - started),
     baseline,
     faults: runs,
+    ...(final === undefined ? {} : { final }),
     totals,
-    ok: baseline.green && totals.problems + totals.errors + totals.notRun === 0,
+    ok:
+      baseline.green &&
+      totals.problems + totals.errors + totals.notRun === 0 &&
+      (final === undefined || final.green),
   };
 }

@@ -44,6 +44,8 @@ export interface SuiteOptions {
   timeoutMs: number;
   /** Extra environment (PROBE_TIMEOUT_MS, CONCURRENCY, ...). */
   env?: Record<string, string>;
+  /** Only the cells whose full title this matches (mocha's --grep). */
+  grep?: string;
 }
 
 interface ResultsJson {
@@ -72,7 +74,8 @@ export async function runSuite(
 ): Promise<SuiteRun> {
   rmSync(resultsDir, { recursive: true, force: true });
   mkdirSync(resultsDir, { recursive: true });
-  const [file, ...args] = SUITE_COMMAND;
+  const [file, ...command] = SUITE_COMMAND;
+  const args = options.grep === undefined ? command : [...command, '--grep', options.grep];
   const result = await runner.run(file, args, {
     cwd: REPO_ROOT,
     check: false,
