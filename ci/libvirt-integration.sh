@@ -171,6 +171,9 @@ start_daemons() {
   done
   in_ns virsh -q -c qemu:///system version >/dev/null
   in_ns virsh -q pool-info default >/dev/null 2>&1 || pool_existed=false
+  # A run killed with its daemons (a CI timeout) leaves its labs' domains, networks and volumes
+  # defined in libvirt's files; this daemon loads them, and they are removed before any test.
+  in_ns bash vagrant/bin/hl-destroy-orphans.sh qemu:///system --all
   in_ns virsh -q -c "qemu+ssh://root@127.0.0.1:$SSH_PORT/system?keyfile=$work/id_ed25519" version >/dev/null
   log "libvirtd, virtlogd and sshd (127.0.0.1:$SSH_PORT) run in $NS: pids $(ip netns pids "$NS" | tr '\n' ' ')"
 }

@@ -435,7 +435,8 @@ function suite(environment: ItEnvironment): void {
       const spec = itSpec(env(), 'libvirt-reap', 2, 'libvirt-kubeadm');
       const log = join(env().labHome, 'libvirt-reap-up.log');
       const harness = await labUpInBackground(runner, env(), spec, log);
-      // Killed once the control plane's node steps run: VMs, ssh masters and a step in flight.
+      // Killed once the control plane's first steps are done: VMs, ssh masters and the upload of
+      // the artifacts in flight (its log is written as each step ends).
       const provisionLog = join(env().labHome, 'libvirt-reap', 'logs', 'provision', 'cp1.log');
       await pollUntil(
         'the control plane being provisioned',
@@ -443,7 +444,7 @@ function suite(environment: ItEnvironment): void {
           if (!processAlive(harness.pid))
             throw new Error(`lab up ended early:\n${readFileSync(log, 'utf8')}`);
           return Promise.resolve(
-            existsSync(provisionLog) && /\[kernel\]/.test(readFileSync(provisionLog, 'utf8'))
+            existsSync(provisionLog) && /\[stage\]/.test(readFileSync(provisionLog, 'utf8'))
               ? true
               : undefined,
           );
