@@ -29,6 +29,10 @@ export interface SuiteSummary {
   broken?: string;
 }
 
+/** A run that went through with no red cell. */
+export const isGreen = (run: SuiteSummary): boolean =>
+  run.failing.length === 0 && run.broken === undefined;
+
 export interface FaultRun {
   fault: string;
   summary: string;
@@ -98,10 +102,7 @@ export function selftestTotals(faults: readonly FaultRun[]): SelftestTotals {
     falseAlarms: sum((f) => f.detection?.counts.falseAlarms ?? 0),
     wrongOutcomes: sum((f) => f.detection?.counts.wrongOutcome ?? 0),
     healedGreen: faults.filter(
-      (f) =>
-        f.detection !== undefined &&
-        (f.healed === undefined ||
-          (f.healed.failing.length === 0 && f.healed.broken === undefined)),
+      (f) => f.detection !== undefined && (f.healed === undefined || isGreen(f.healed)),
     ).length,
   };
 }

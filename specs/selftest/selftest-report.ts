@@ -3,7 +3,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeSelector } from '../../lab/faults/cell-selector.ts';
 import type { CellStatus } from './detection.ts';
-import type { FaultRun, SelftestReport } from './selftest-model.ts';
+import { isGreen, type FaultRun, type SelftestReport } from './selftest-model.ts';
 
 /** One character per cell status in the matrix. */
 export const STATUS_MARK: Record<CellStatus, string> = {
@@ -58,7 +58,7 @@ function faultRow(run: FaultRun, index: number): string {
       ? run.detection === undefined
         ? '–'
         : 'none red'
-      : run.healed.failing.length === 0 && run.healed.broken === undefined
+      : isGreen(run.healed)
         ? 'green'
         : 'NOT GREEN';
   const cells =

@@ -18,6 +18,7 @@ import {
 import { detect, failingCells } from './detection.ts';
 import { isRed } from '../../lab/contracts/results-file.ts';
 import {
+  isGreen,
   selftestTotals,
   type FaultRun,
   type SelftestReport,
@@ -52,9 +53,6 @@ export function titlesGrep(titles: readonly string[]): string {
   const escaped = titles.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return ` (?:${escaped.join('|')})$`;
 }
-
-const isGreen = (run: SuiteSummary): boolean =>
-  run.failing.length === 0 && run.broken === undefined;
 
 function summary(run: SuiteRun): SuiteSummary {
   const failing = run.cells.filter((c) => isRed(c.verdict));
