@@ -70,9 +70,7 @@ cleanup() {
   if ip netns list | grep -q "^$NS\b"; then
     log "cleaning up namespace $NS"
     in_ns bash vagrant/bin/hl-destroy-orphans.sh qemu:///system --all || rc=1
-    for vol in $(in_ns virsh -q vol-list default 2>/dev/null | awk '$1 ~ /^hybrid-lab-VAGRANTSLASH-/ {print $1}'); do
-      in_ns virsh -q vol-delete --pool default "$vol" >/dev/null || true
-    done
+    remove_box_volumes
     if [ "$pool_existed" = false ]; then
       in_ns virsh -q pool-destroy default >/dev/null 2>&1 || true
       in_ns virsh -q pool-undefine default >/dev/null 2>&1 || true
@@ -93,6 +91,14 @@ cleanup() {
 }
 
 in_ns() { ip netns exec "$NS" "$@"; }
+
+# The box images vagrant-libvirt uploaded into the default pool (a killed upload leaves a part).
+remove_box_volumes() {
+  local vol
+  for vol in $(in_ns virsh -q vol-list default 2>/dev/null | awk '$1 ~ /^hybrid-lab-VAGRANTSLASH-/ {print $1}'); do
+    in_ns virsh -q vol-delete --pool default "$vol" >/dev/null || true
+  done
+}
 
 step() {
   local name=$1 began
@@ -172,8 +178,10 @@ start_daemons() {
   in_ns virsh -q -c qemu:///system version >/dev/null
   in_ns virsh -q pool-info default >/dev/null 2>&1 || pool_existed=false
   # A run killed with its daemons (a CI timeout) leaves its labs' domains, networks and volumes
-  # defined in libvirt's files; this daemon loads them, and they are removed before any test.
+  # defined in libvirt's files, and its box image; this daemon loads them, and they are removed
+  # before any test. What cannot be removed ends the run here (set -e): no test could trust it.
   in_ns bash vagrant/bin/hl-destroy-orphans.sh qemu:///system --all
+  remove_box_volumes
   in_ns virsh -q -c "qemu+ssh://root@127.0.0.1:$SSH_PORT/system?keyfile=$work/id_ed25519" version >/dev/null
   log "libvirtd, virtlogd and sshd (127.0.0.1:$SSH_PORT) run in $NS: pids $(ip netns pids "$NS" | tr '\n' ' ')"
 }

@@ -53,8 +53,8 @@ export class CellRunner {
   /**
    * Churn cells, once every plain cell is done (their Services must not change under them): for
    * each churned OS, each step in order is made by the driver and then its cells probe, each
-   * until it passes or CHURN_SETTLE_MS passed (the dataplane converges within a bound, or the
-   * cell fails). Steps without a selected cell are still made, so a step's state is the same
+   * until it passes or the driver's churnSettleMs (else CHURN_SETTLE_MS) passed: the dataplane
+   * converges within a bound, or the cell fails; a bound of 0, judged like any other cell. Steps without a selected cell are still made, so a step's state is the same
    * whatever --grep selects.
    */
   #churn(
@@ -165,8 +165,8 @@ export class CellRunner {
   }
 
   /**
-   * Probes a cell: once, or with retries when it is expected to pass; with `settleMs`, a cell
-   * expected to pass is probed again until it does or that long passed.
+   * Probes a cell: once, or with retries when it is expected to pass; with a `settleMs` above 0,
+   * a cell expected to pass is probed again until it does or that long passed.
    */
   async #probe(plan: CellPlan, expectation: Expectation, settleMs?: number): Promise<CellResult> {
     this.observer?.started(plan.meta.cell);

@@ -102,7 +102,10 @@ export function selftestTotals(faults: readonly FaultRun[]): SelftestTotals {
     falseAlarms: sum((f) => f.detection?.counts.falseAlarms ?? 0),
     wrongOutcomes: sum((f) => f.detection?.counts.wrongOutcome ?? 0),
     healedGreen: faults.filter(
-      (f) => f.detection !== undefined && (f.healed === undefined || isGreen(f.healed)),
+      (f) =>
+        f.detection !== undefined &&
+        f.status !== 'error' &&
+        (f.healed === undefined ? f.broken?.failing.length === 0 : isGreen(f.healed)),
     ).length,
   };
 }

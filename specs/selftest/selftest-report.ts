@@ -55,9 +55,9 @@ function faultRow(run: FaultRun, index: number): string {
   const c = run.detection?.counts;
   const healed =
     run.healed === undefined
-      ? run.detection === undefined
-        ? '–'
-        : 'none red'
+      ? run.status !== 'error' && run.broken?.failing.length === 0
+        ? 'none red'
+        : '–'
       : isGreen(run.healed)
         ? 'green'
         : 'NOT GREEN';
@@ -152,7 +152,7 @@ export function renderSelftestMarkdown(report: SelftestReport): string {
     '',
     `Started ${report.startedAt}. Baseline suite: ${report.baseline.green ? 'green' : 'NOT GREEN'} (${seconds(report.baseline.durationMs)}).`,
     '',
-    '"after heal": the cells the fault turned red, run again once it was healed.',
+    '"after heal": the cells the fault turned red (the whole suite when its run could not be judged), run again once it was healed.',
     '',
     '| # | fault | acts on | status | must fail | detected | missed | false alarms | wrong outcome | may fail (failed/all) | after heal | time |',
     '|---|---|---|---|--:|--:|--:|--:|--:|--:|---|--:|',

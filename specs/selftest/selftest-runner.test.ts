@@ -17,7 +17,7 @@ import { expandCells } from '../matrix/expand-cells.ts';
 import { MATRIX } from '../matrix/rows.ts';
 import { expectationOf } from './detection.ts';
 import { renderSelftestMarkdown } from './selftest-report.ts';
-import { runSelftest } from './selftest-runner.ts';
+import { runSelftest, titlesGrep } from './selftest-runner.ts';
 import type { SuiteRun } from './suite-process.ts';
 
 const plan = fixturePlan();
@@ -174,6 +174,18 @@ describe('self-test runner', () => {
     expect(report.ok).to.be.true;
   });
 
+  it('selects exactly the named cells by their full titles, "+" and "." taken literally', () => {
+    const churn = 'churn linux-to-linux scaled-back lin1-to-cp1+lin1 via cluster-ip';
+    const grep = new RegExp(titlesGrep([churn, 'dns fqdn from linux lin1 via dns']));
+    expect(grep.test(`hybrid matrix ${churn}`)).to.be.true;
+    expect(grep.test('hybrid matrix dns fqdn from linux lin1 via dns')).to.be.true;
+    expect(
+      grep.test('hybrid matrix churn linux-to-linux scaled-back lin1-to-cp11lin1 via cluster-ip'),
+    ).to.be.false;
+    expect(grep.test(`hybrid matrix ${churn} (again)`)).to.be.false;
+    expect(grep.test('hybrid matrix dns fqdn from linux lin1 via dnsx')).to.be.false;
+  });
+
   it('a heal that leaves another cell red fails the self-test in the whole run after the last heal', async () => {
     const leftRed = 'dns/short-name/linux/lin1/dns';
     const report = await runSelftest({
@@ -251,6 +263,10 @@ describe('self-test runner', () => {
       ...Array<string>(5).fill('not-run'),
     ]);
     expect(report.faults[0]?.reason).to.match(/heal failed: [\s\S]*injected/);
+    expect(report.totals.healedGreen, 'a failed heal is no green heal').to.equal(0);
+    expect(renderSelftestMarkdown(report)).to.contain(
+      '| F1 | nodeport-rules-removed | win1 | error |',
+    );
     expect(report.ok).to.be.false;
   });
 

@@ -15,8 +15,9 @@ import {
   selftestNodes,
   type SelftestNodeChoice,
 } from '../../lab/faults/fault-targets.ts';
-import { detect, failingCells } from './detection.ts';
+import { detect } from './detection.ts';
 import { isRed } from '../../lab/contracts/results-file.ts';
+import { LAB_READY_CELL } from '../model/report.ts';
 import {
   isGreen,
   selftestTotals,
@@ -108,7 +109,9 @@ async function runFault(
     run.broken = summary(broken);
     if (broken.broken === undefined) {
       run.detection = detect(planned.impact, broken.cells);
-      recheck = broken.cells.filter((c) => isRed(c.verdict)).map((c) => c.title);
+      const red = broken.cells.filter((c) => isRed(c.verdict));
+      // A red cell that is not a matrix cell (the lab-ready one): the whole suite again.
+      recheck = red.some((c) => c.cell === LAB_READY_CELL.cell) ? 'all' : red.map((c) => c.title);
     } else
       failure = new FaultError(
         `the suite did not run through with ${fault.id} applied: ${broken.broken}`,
@@ -161,10 +164,8 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
   const faults = (options.faults ?? FAULT_CATALOGUE.map((f) => f.id)).map((id) => findFault(id));
   say('baseline: the suite on the healthy lab');
   const baselineRun = await suiteRun(options, join(options.runsDir, '00-baseline'));
-  const baseline = {
-    ...summary(baselineRun),
-    green: baselineRun.broken === undefined && failingCells(baselineRun.cells).length === 0,
-  };
+  const first = summary(baselineRun);
+  const baseline = { ...first, green: isGreen(first) };
   const runs: FaultRun[] = [];
   let stopped: string | undefined;
   const plan = session.plan;
