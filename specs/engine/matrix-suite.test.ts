@@ -179,6 +179,18 @@ describe('engine: the matrix suite end to end (real mocha child process, scripte
     expect(xpath(junit, '//property[@name="emulated"]/@value')).to.equal('yes');
   });
 
+  it('a deploy that outlasts DEPLOY_TIMEOUT_MS is the infrastructure failure, and no cell probes after it', async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'hybrid-deploy-'));
+    const child = await runMocha('deploy-hangs', dir);
+    expect(child.code).to.not.equal(0);
+    const results = readResults(dir);
+    expect(results.other.map((o) => [o.state, o.message])).to.deep.include([
+      'hook-failed',
+      'the lab was not ready with the workloads deployed within 1000 ms (DEPLOY_TIMEOUT_MS)',
+    ]);
+    expect(results.cells.filter((c) => c.verdict !== 'skipped')).to.deep.equal([]);
+  });
+
   it('a run whose --grep selects no cell fails and says so', async function () {
     const dir = mkdtempSync(join(tmpdir(), 'hybrid-empty-'));
     const child = await runMocha('verdicts', dir, undefined, ['--grep', 'no-such-cell']);

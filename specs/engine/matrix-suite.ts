@@ -6,7 +6,7 @@
 import type { RunInfo } from '../../lab/contracts/results-file.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
 import { MATRIX, type MatrixRow } from '../matrix/rows.ts';
-import type { LabDriver, LabInfo } from '../model/lab-driver.ts';
+import type { LabDriver, LabInfo, Workloads } from '../model/lab-driver.ts';
 import { LAB_READY_CELL, runStatus, unknownRunInfo, type Report } from '../model/report.ts';
 import { podNames } from '../model/workload-names.ts';
 import { resultsDir, writeReport } from '../report/write-report.ts';
@@ -102,10 +102,24 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
   describe(suiteTitle, function () {
     before('infrastructure: lab ready and workloads deployed', async function () {
       if (driver === undefined || run === undefined) return;
-      this.timeout(run.deployTimeoutMs);
+      // Our own deadline ends the hook, not mocha's timeout: mocha would go on to the cleanup
+      // while the deploy went on and its cells then probed what the cleanup removed, reported
+      // as network failures instead of this one.
+      this.timeout(run.deployTimeoutMs + 60_000);
       try {
-        await driver.checkReady();
-        const workloads = await driver.deploy(run.runId, podNames(driver.nodes));
+        const ready = driver
+          .checkReady()
+          .then(() => driver.deploy(run.runId, podNames(driver.nodes)));
+        ready.catch(() => undefined); // settled after the deadline: nobody waits for it
+        const workloads = await withDeadline<Workloads | undefined>(
+          ready,
+          run.deployTimeoutMs,
+          () => undefined,
+        );
+        if (workloads === undefined)
+          throw new Error(
+            `the lab was not ready with the workloads deployed within ${run.deployTimeoutMs} ms (DEPLOY_TIMEOUT_MS)`,
+          );
         runner = new CellRunner(driver, workloads, run, recorder);
         runner.prefetch(cells);
       } catch (error) {

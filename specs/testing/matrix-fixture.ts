@@ -2,7 +2,7 @@
  * A spec file for the engine's end-to-end test: the real suite engine (matrix-suite.ts) over a
  * scripted driver, so every verdict, an interruption and a failed open happen in a real mocha.
  *
- *   FIXTURE_MODE=verdicts | slow | open-fails   (FIXTURE_EMULATED=no: a real (libvirt) run)
+ *   FIXTURE_MODE=verdicts | slow | open-fails | deploy-hangs   (FIXTURE_EMULATED=no: a real (libvirt) run)
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runNamespace } from '../../lab/contracts/kubernetes-names.ts';
@@ -62,6 +62,9 @@ const ROWS: Record<string, MatrixRow[]> = {
     { kind: 'outbound-nat', from: 'linux' },
   ],
   'open-fails': [],
+  'deploy-hangs': [
+    { kind: 'pod-to-pod', from: 'linux', to: 'windows', placements: ['cross-node'], vias: ['ip'] },
+  ],
 };
 
 class ScriptedDriver implements LabDriver {
@@ -80,8 +83,9 @@ class ScriptedDriver implements LabDriver {
     return Promise.resolve();
   }
 
-  deploy(runId: string): Promise<Workloads> {
-    return Promise.resolve(fakeWorkloads(NODES, runNamespace(runId)));
+  async deploy(runId: string): Promise<Workloads> {
+    if (mode === 'deploy-hangs') await sleep(4000); // past its 1 s DEPLOY_TIMEOUT_MS
+    return fakeWorkloads(NODES, runNamespace(runId));
   }
 
   async probeFromPod(
@@ -145,7 +149,7 @@ function settings(): SuiteSettings {
     concurrency: mode === 'slow' ? 1 : 4,
     timeoutMs: 200,
     retries: 0,
-    deployTimeoutMs: 10_000,
+    deployTimeoutMs: mode === 'deploy-hangs' ? 1000 : 10_000,
     selection: selectionFromArgv(process.argv),
     runId: 'fixture-run-1',
     kubernetes: kubernetesSettings({}),

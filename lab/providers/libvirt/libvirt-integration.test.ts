@@ -365,6 +365,9 @@ function suite(environment: ItEnvironment): void {
             // its pod (TCP and UDP) once failed at the 3 s default while every node passed the
             // traced retry; 10 s keeps slowness apart from loss.
             PROBE_TIMEOUT_MS: '10000',
+            // Deploying the run's pods and Services on the restored VMs once took longer than the
+            // 5 min default (the control plane VM busy at 113 % CPU after the restore).
+            DEPLOY_TIMEOUT_MS: '600000',
           },
           check: false,
           timeoutMs: 2_400_000,
