@@ -54,8 +54,9 @@ export class CellRunner {
    * Churn cells, once every plain cell is done (their Services must not change under them): for
    * each churned OS, each step in order is made by the driver and then its cells probe, each
    * until it passes or the driver's churnSettleMs (else CHURN_SETTLE_MS) passed: the dataplane
-   * converges within a bound, or the cell fails; a bound of 0, judged like any other cell. Steps without a selected cell are still made, so a step's state is the same
-   * whatever --grep selects.
+   * converges within a bound, or the cell fails; with a bound of 0, judged like any other cell.
+   * Steps without a selected cell are still made, so a step's state is the same whatever --grep
+   * selects.
    */
   #churn(
     cells: readonly { plan: CellPlan; expectation: Expectation }[],

@@ -33,6 +33,16 @@ export interface SuiteSummary {
 export const isGreen = (run: SuiteSummary): boolean =>
   run.failing.length === 0 && run.broken === undefined;
 
+/**
+ * Whether the fault's red cells passed again after its heal: `none-red` when it turned none red,
+ * undefined when it was not judged or its heal failed.
+ */
+export function afterHeal(run: FaultRun): 'green' | 'not-green' | 'none-red' | undefined {
+  if (run.detection === undefined || run.status === 'error') return undefined;
+  if (run.healed !== undefined) return isGreen(run.healed) ? 'green' : 'not-green';
+  return run.broken?.failing.length === 0 ? 'none-red' : undefined;
+}
+
 export interface FaultRun {
   fault: string;
   summary: string;
@@ -101,11 +111,6 @@ export function selftestTotals(faults: readonly FaultRun[]): SelftestTotals {
     missedCells: sum((f) => f.detection?.counts.missed ?? 0),
     falseAlarms: sum((f) => f.detection?.counts.falseAlarms ?? 0),
     wrongOutcomes: sum((f) => f.detection?.counts.wrongOutcome ?? 0),
-    healedGreen: faults.filter(
-      (f) =>
-        f.detection !== undefined &&
-        f.status !== 'error' &&
-        (f.healed === undefined ? f.broken?.failing.length === 0 : isGreen(f.healed)),
-    ).length,
+    healedGreen: faults.filter((f) => ['green', 'none-red'].includes(afterHeal(f) ?? '')).length,
   };
 }

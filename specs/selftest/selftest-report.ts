@@ -3,7 +3,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeSelector } from '../../lab/faults/cell-selector.ts';
 import type { CellStatus } from './detection.ts';
-import { isGreen, type FaultRun, type SelftestReport } from './selftest-model.ts';
+import { afterHeal, type FaultRun, type SelftestReport } from './selftest-model.ts';
 
 /** One character per cell status in the matrix. */
 export const STATUS_MARK: Record<CellStatus, string> = {
@@ -51,16 +51,12 @@ function finalLine(final: NonNullable<SelftestReport['final']>): string {
     : `The whole suite after the last heal: **NOT GREEN** (${final.broken ?? final.failing.join(', ')}).`;
 }
 
+const AFTER_HEAL = { green: 'green', 'not-green': 'NOT GREEN', 'none-red': 'none red' } as const;
+
 function faultRow(run: FaultRun, index: number): string {
   const c = run.detection?.counts;
-  const healed =
-    run.healed === undefined
-      ? run.status !== 'error' && run.broken?.failing.length === 0
-        ? 'none red'
-        : '–'
-      : isGreen(run.healed)
-        ? 'green'
-        : 'NOT GREEN';
+  const state = afterHeal(run);
+  const healed = state === undefined ? '–' : AFTER_HEAL[state];
   const cells =
     c === undefined
       ? ['–', '–', '–', '–', '–', '–']
