@@ -79,6 +79,8 @@ describe('path evidence', () => {
       ),
     ).to.deep.equal(['10.244.4.0/24', '10.244.1.0/24', '192.168.200.14', '10.96.0.2']);
     expect(flowAddresses(['10.244.1.2', '10.244.1.2'], [])).to.deep.equal(['10.244.1.2']);
+    // An echo on loopback: the node's own lo traffic (exec streams) is no probe's path.
+    expect(flowAddresses(['10.244.1.2', '127.0.0.1'], [])).to.deep.equal(['10.244.1.2']);
   });
 
   it('traces packets between any two of the flow addresses, and nft accepts the table', function () {

@@ -85,12 +85,15 @@ export async function collectPathEvidence(
   };
 }
 
-/** The networks, then each address none of them holds (nft refuses overlapping set elements). */
+/**
+ * The networks, then each address none of them holds (nft refuses overlapping set elements).
+ * Loopback addresses are left out: no probe's path is on a node's lo, and the kubelet's own
+ * traffic there (the container runtime's exec streams) would flood the trace.
+ */
 export function flowAddresses(addresses: readonly string[], networks: readonly string[]): string[] {
   const cidrs = networks.flatMap((n) => parseCidr(n) ?? []);
-  return [
-    ...new Set([...networks, ...addresses.filter((a) => !cidrs.some((c) => contains(c, a)))]),
-  ];
+  const kept = addresses.filter((a) => !a.startsWith('127.') && !cidrs.some((c) => contains(c, a)));
+  return [...new Set([...networks, ...kept])];
 }
 
 /** True when `address` is one of `flow`, or inside one of its networks. */

@@ -49,6 +49,11 @@ export function hostNetworkPod(node: string): string {
   return dnsLabel(`host-${node}`);
 }
 
+/** The privileged pod through which path evidence reaches `node` on a cluster the harness did not make. */
+export function nodeShellPod(node: string): string {
+  return dnsLabel(`shell-${node}`);
+}
+
 /** The ClusterIP Service whose only endpoint is `node`'s source pod: that pod reaching it is hairpin traffic. */
 export function hairpinServiceName(node: string): string {
   return dnsLabel(`hairpin-${node}`);

@@ -37,8 +37,8 @@ export interface SuiteRun {
 }
 
 export interface SuiteOptions {
-  /** Lab name and `.lab` folder the suite attaches to. */
-  lab: string;
+  /** Lab name and `.lab` folder the suite attaches to (no name: KUBECONFIG's cluster in `env`). */
+  lab?: string;
   labHome: string;
   /** Kills a run that takes longer (a hang is a failure, not a wait). */
   timeoutMs: number;
@@ -84,7 +84,7 @@ export async function runSuite(
       // The self-test judges verdicts; path evidence would only add a traced retry per red cell.
       EVIDENCE: 'off',
       ...options.env,
-      LAB: options.lab,
+      LAB: options.lab, // undefined: unset
       LAB_HOME: options.labHome,
       RESULTS_DIR: resultsDir,
       PROFILE: 'strict',

@@ -30,22 +30,22 @@ export class ExecError extends LabError {
   }
 }
 
-/** Output kept per stream; probes print a few lines, a runaway command must not fill memory. */
+/** Output kept per stream by default; probes print a few lines, a runaway command must not fill memory. */
 const MAX_OUTPUT_BYTES = 64 * 1024;
 
 class Collector extends Writable {
   readonly #chunks: Buffer[] = [];
   #bytes = 0;
 
-  constructor() {
+  constructor(private readonly maxBytes: number) {
     super();
     // client-node ends the stream on the status frame; a stray late frame must not crash the run.
     this.on('error', () => undefined);
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error) => void): void {
-    if (this.#bytes < MAX_OUTPUT_BYTES) {
-      const kept = chunk.subarray(0, MAX_OUTPUT_BYTES - this.#bytes);
+    if (this.#bytes < this.maxBytes) {
+      const kept = chunk.subarray(0, this.maxBytes - this.#bytes);
       this.#chunks.push(kept);
       this.#bytes += kept.length;
     }
@@ -71,16 +71,18 @@ export function exitCodeOf(status: V1Status): number | null {
 /**
  * Runs `command` in the target container. client-node's exec() resolves as soon as the websocket
  * connects; this resolves only when the status frame arrives (the command has exited), and rejects
- * with ExecError when the socket fails, closes without a status, or `timeoutMs` passes.
+ * with ExecError when the socket fails, closes without a status, or `timeoutMs` passes. Each
+ * stream keeps its first `maxOutputBytes`.
  */
 export function execInPod(
   client: ExecClient,
   target: ExecTarget,
   command: readonly string[],
   timeoutMs: number,
+  maxOutputBytes = MAX_OUTPUT_BYTES,
 ): Promise<ExecResult> {
-  const stdout = new Collector();
-  const stderr = new Collector();
+  const stdout = new Collector(maxOutputBytes);
+  const stderr = new Collector(maxOutputBytes);
   const where = `${target.namespace}/${target.pod}`;
   let socket: ExecSocket | undefined;
   let settled = false;

@@ -29,6 +29,7 @@ import { sweepEndpoints } from '../../../lab/cluster/workload/endpoint-sweep.mjs
 import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
 import type { NodeShell } from '../../../lab/remote/node-shell.ts';
 import { collectPathEvidence, type PathEvidence } from '../../../lab/cluster/path-evidence.ts';
+import { NodeShellPods } from './node-shell-pods.ts';
 import {
   collectWindowsEvidence,
   withWindowsEvidence,
@@ -88,7 +89,10 @@ export interface KubernetesDriverOptions {
   settings?: KubernetesSettings;
   /** Poll interval of both waits; default 2 s. */
   pollMs?: number;
-  /** The lab's shell on a node (labs the harness made): failing cells then get path evidence. */
+  /**
+   * The lab's shell on a node (labs the harness made); without it path evidence goes through a
+   * privileged pod on each node of the path.
+   */
   nodeShell?: (node: string) => NodeShell;
   /** Slack on top of a probe's own timeout before its exec is abandoned; default 10 s. */
   execGraceMs?: number;
@@ -108,6 +112,8 @@ export class KubernetesDriver implements LabDriver {
   readonly #options: KubernetesDriverOptions;
   #deployment: SuiteDeployment | undefined;
   #workloads: Workloads | undefined;
+  /** Path evidence's shells on a cluster the harness did not make (pods, made on first use). */
+  #shellPods: NodeShellPods | undefined;
 
   /** Opens a cluster by kubeconfig: discovers nodes, OS builds and the server version. */
   static async open(
@@ -225,23 +231,37 @@ export class KubernetesDriver implements LabDriver {
       namespaceGoneTimeoutMs: settings.namespaceGoneTimeoutMs,
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     });
+    if (options.nodeShell === undefined) {
+      this.#shellPods = new NodeShellPods(this.#clients.core, this.#clients.exec, {
+        namespace: this.#deployment.namespace,
+        runId,
+        lab: this.#facts.lab,
+        image: settings.evidenceImage ?? agnhostImage(settings, options.image),
+        nodes: this.nodes.map((n) => ({
+          name: n.name,
+          nodeHostname: this.#hostnames[n.name] ?? n.name,
+          os: n.os,
+        })),
+        ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      });
+    }
     this.#workloads = await this.#deployment.start();
     return this.#workloads;
   }
 
   /**
-   * Path evidence of a failing cell from the lab's own node shells (absent for an existing
-   * cluster): the cell's nodes and those of the cluster DNS pods for lookups. Linux nodes trace a
-   * retry with nftables, Windows nodes capture another with pktmon and show HNS's view; packets
-   * between the run's pods there (and, on Linux, those nodes' pod networks), the nodes, the
-   * Services, the cluster DNS and the echo.
+   * Path evidence of a failing cell over the lab's own node shells, or, on a cluster the harness
+   * did not make, over a privileged pod on each node: the cell's nodes and those of the cluster
+   * DNS pods for lookups. Linux nodes trace a retry with nftables, Windows nodes capture another
+   * with pktmon and show HNS's view; packets between the run's pods there (and, on Linux, those
+   * nodes' pod networks), the nodes, the Services, the cluster DNS and the echo.
    */
   async pathEvidence(cell: CellMeta, spec: ProbeSpec, timeoutMs: number): Promise<PathEvidence> {
-    const shellOf = this.#options.nodeShell;
+    const pods = this.#shellPods;
+    const shellOf = this.#options.nodeShell ?? pods?.shell.bind(pods);
     const workloads = this.#workloads;
-    if (shellOf === undefined)
-      throw new Error('no node shells: a cluster the harness did not make');
-    if (workloads === undefined) throw new Error('nothing deployed: no path to look at');
+    if (shellOf === undefined || workloads === undefined)
+      throw new Error('nothing deployed: no path to look at');
     const dns = cell.via === 'dns' ? await this.#clusterDns() : { nodes: [], addresses: [] };
     const onPath = [
       ...new Set([cell.source.node, ...cell.target.node.split(','), ...dns.nodes]),
@@ -436,6 +456,7 @@ export class KubernetesDriver implements LabDriver {
     if (this.#deployment === deployment) {
       this.#deployment = undefined;
       this.#workloads = undefined;
+      this.#shellPods = undefined;
     }
   }
 

@@ -25,6 +25,7 @@ describe("the Kubernetes driver's settings", () => {
   it('defaults: echo port 8099, keep nothing, 80 % of 300 s for Ready pods, 300 s for the namespace', () => {
     expect(kubernetesSettings({})).to.deep.include({
       echoAddress: undefined,
+      evidenceImage: undefined,
       echoPort: 8099,
       keepRunNamespace: false,
       podsReadyTimeoutMs: 240_000,
@@ -33,6 +34,7 @@ describe("the Kubernetes driver's settings", () => {
     expect(
       kubernetesSettings({
         EXTERNAL_ECHO_ADDRESS: '198.51.100.7',
+        EVIDENCE_NODE_IMAGE: 'mirror.local/debian:12',
         EXTERNAL_ECHO_PORT: '0',
         HYBRID_KEEP_RUN_NAMESPACE: '1',
         DEPLOY_TIMEOUT_MS: '1000',
@@ -40,6 +42,7 @@ describe("the Kubernetes driver's settings", () => {
       }),
     ).to.deep.include({
       echoAddress: '198.51.100.7',
+      evidenceImage: 'mirror.local/debian:12',
       echoPort: 0,
       keepRunNamespace: true,
       podsReadyTimeoutMs: 800,
@@ -50,6 +53,7 @@ describe("the Kubernetes driver's settings", () => {
   const BAD: [Record<string, string>, RegExp][] = [
     [{ AGNHOST_IMAGE: 'Not An Image' }, /^AGNHOST_IMAGE must look like /],
     [{ IMAGE_REPO: 'http://mirror' }, /^IMAGE_REPO must look like /],
+    [{ EVIDENCE_NODE_IMAGE: 'debian 12' }, /^EVIDENCE_NODE_IMAGE must look like /],
     [{ AGNHOST_TAG: 'a b' }, /^AGNHOST_TAG must look like /],
     [{ EXTERNAL_ECHO_ADDRESS: 'echo.local' }, /^EXTERNAL_ECHO_ADDRESS must be an IPv4 address/],
     [{ EXTERNAL_ECHO_PORT: '70000' }, /^EXTERNAL_ECHO_PORT must be a port number \(0-65535\)/],

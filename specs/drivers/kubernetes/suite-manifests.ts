@@ -125,6 +125,23 @@ export function renderNetexecPod(
   }) as V1Pod;
 }
 
+/**
+ * A node's shell for path evidence on a cluster the harness did not make: privileged, host
+ * network and PIDs on Linux; HostProcess as SYSTEM on Windows.
+ */
+export function renderNodeShellPod(
+  input: Pick<RenderInput, 'runId' | 'lab' | 'image'>,
+  pod: { name: string; nodeHostname: string; os: Os },
+  dir = MANIFEST_DIR,
+): V1Pod {
+  return renderTemplate(join(dir, `node-shell-pod-${pod.os}.yaml`), {
+    ...commonVars(input),
+    name: pod.name,
+    node: pod.nodeHostname,
+    image: input.image,
+  }) as V1Pod;
+}
+
 /** Every object deploy() creates, rendered from the templates in `dir`. */
 export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): SuiteManifests {
   const common = commonVars(input);

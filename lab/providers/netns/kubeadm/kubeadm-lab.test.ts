@@ -3,8 +3,10 @@
  * netns-kubeadm preset comes up through the CLI as a user types it, its nodes are Ready, `lab
  * provision`'s steps changed nothing on a second pass, `lab down` leaves nothing; and a harness
  * killed during `up` leaves nothing after `lab reap`. While it is up, a hand-made nft drop on
- * lin2 turns only lin1 → lin2 cells red, and their path evidence names it. Run by `npm run
- * test:netns-kubeadm` (HL_KUBEADM_NETNS=1, root, the cache of vagrant/artifacts/kubernetes/build.sh).
+ * lin2 turns only lin1 → lin2 cells red, and their path evidence names it: from the lab's node
+ * shells, and from node shell pods when the cluster is run as one the harness did not make. Run
+ * by `npm run test:netns-kubeadm` (HL_KUBEADM_NETNS=1, root, the cache of
+ * vagrant/artifacts/kubernetes/build.sh).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -149,6 +151,7 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
       expect(readFileSync(join(first, 'lin2', 'nft-ruleset.txt'), 'utf8')).to.include(
         'KUBE-SERVICES',
       );
+      await evidenceAsExistingCluster(rule);
     } finally {
       cli(
         'ssh',
@@ -163,6 +166,42 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
         FOREIGN_TABLE,
       );
     }
+  }
+
+  /**
+   * The same drop seen as a cluster the harness did not make (KUBECONFIG alone, no lab): path
+   * evidence then goes through a privileged pod on each node of the path, and names the drop too.
+   * Pod-to-pod cells only: NodePort and outbound cells need this host on the lab's network.
+   */
+  async function evidenceAsExistingCluster(rule: string): Promise<void> {
+    const results = join(home, 'existing-results');
+    const run = await runSuite(runner, results, {
+      labHome: mkdtempSync(join(home, 'no-lab-')),
+      timeoutMs: 600_000,
+      grep: 'pod-to-pod linux-to-linux',
+      env: {
+        KUBECONFIG: join(env.LAB_HOME, 'itkubeadm', 'kubeconfig'),
+        AGNHOST_IMAGE: 'hybrid-lab/agnhost:2.25',
+        EXTERNAL_ECHO_ADDRESS: '127.0.0.1',
+        PROBE_TIMEOUT_MS: '2000',
+        EVIDENCE: 'failed',
+        EVIDENCE_MAX_CELLS: '20',
+      },
+    });
+    expect(run.cells.map((c) => c.cell)).to.include(
+      'pod-to-pod/linux-to-linux/cross-node/cp1/lin2/ip',
+    );
+    const red = expectOnlyDroppedCells(run.cells, {
+      source: 'lin1',
+      target: 'lin2',
+      node: 'lin2',
+      rule,
+    });
+    const first = join(results, red[0]!.evidence!.files[0]!, '..');
+    // The node's own state, through the pod: the foreign table and kube-proxy's rules.
+    const ruleset = readFileSync(join(first, 'lin2', 'nft-ruleset.txt'), 'utf8');
+    expect(ruleset).to.include(`table inet ${FOREIGN_TABLE}`).and.to.include('KUBE-SERVICES');
+    expect(readFileSync(join(first, 'lin2', 'routes.txt'), 'utf8')).to.include('10.244.');
   }
 
   it('comes up Ready, and lab down leaves nothing: no process, mount, cgroup, namespace or folder; the root namespace and the kernel settings as they were', async function () {

@@ -1,0 +1,123 @@
+// The API is a fake (kube-fake-core.ts, kube-fake-exec.ts) answering with recorded v1.20.2
+// objects and exec status frames; the Linux node command runs for real with a stand-in nsenter.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { FakeCore } from '../../testing/kube-fake-core.ts';
+import { FakeExec, type ExecCall } from '../../testing/kube-fake-exec.ts';
+import { runningStatus, statusFrame } from '../../testing/kube-recorded-objects.ts';
+import { hostCommand, NodeShellPods } from './node-shell-pods.ts';
+
+const NAMESPACE = 'hybrid-lab-r1';
+
+function shells(answer: (call: ExecCall) => { stdout?: string; status: string }) {
+  const core = new FakeCore();
+  core.podStatus = (pod) => runningStatus(core.podIp(pod));
+  const exec = new FakeExec((call) => {
+    const { stdout, status } = answer(call);
+    return { stdout: stdout ?? '', status: statusFrame(status) };
+  });
+  const pods = new NodeShellPods(core, exec, {
+    namespace: NAMESPACE,
+    runId: 'r1',
+    lab: 'existing',
+    image: 'registry.example/agnhost:2.52',
+    nodes: [
+      { name: 'lin1', nodeHostname: 'lin1.example', os: 'linux' },
+      { name: 'win1', nodeHostname: 'win1', os: 'windows' },
+    ],
+    pollMs: 1,
+  });
+  return { core, exec, pods };
+}
+
+describe('node shell pods (path evidence on a cluster the harness did not make)', () => {
+  it('makes one privileged pod per node on first use, and runs each command on the node', async () => {
+    const { core, exec, pods } = shells(() => ({
+      stdout: 'default via 10.0.0.1\n',
+      status: 'stdout',
+    }));
+    const lin1 = pods.shell('lin1');
+    const [a, b] = await Promise.all([
+      lin1.exec(['ip', 'route', 'show']),
+      lin1.exec(['ip', 'neigh', 'show']),
+    ]);
+    expect(a).to.include({
+      exitCode: 0,
+      stdout: 'default via 10.0.0.1\n',
+      command: 'ip route show',
+    });
+    expect(b.exitCode).to.equal(0);
+    expect(core.pods.map((p) => p.metadata?.name)).to.deep.equal(['shell-lin1']);
+    const spec = core.pods[0]!.spec!;
+    expect(spec).to.include({ hostNetwork: true, hostPID: true });
+    expect(spec.nodeSelector).to.deep.equal({
+      'kubernetes.io/os': 'linux',
+      'kubernetes.io/hostname': 'lin1.example',
+    });
+    expect(spec.containers[0]!.securityContext?.privileged).to.equal(true);
+    expect(exec.calls[0]).to.deep.include({
+      namespace: NAMESPACE,
+      pod: 'shell-lin1',
+      container: 'shell',
+    });
+    expect(exec.calls[0]!.command).to.deep.equal(hostCommand(['ip', 'route', 'show']));
+  });
+
+  it('runs Windows commands as they are, in a HostProcess pod as SYSTEM; input is refused there', async () => {
+    const { core, exec, pods } = shells(() => ({ status: 'stdout' }));
+    const win1 = pods.shell('win1');
+    await win1.exec(['powershell.exe', '-NoProfile', '-Command', 'Get-HnsNetwork']);
+    expect(exec.calls[0]!.command).to.deep.equal([
+      'powershell.exe',
+      '-NoProfile',
+      '-Command',
+      'Get-HnsNetwork',
+    ]);
+    expect(core.pods[0]!.spec?.securityContext?.windowsOptions).to.deep.equal({
+      hostProcess: true,
+      runAsUserName: 'NT AUTHORITY\\SYSTEM',
+    });
+    let refused: unknown;
+    await win1.exec(['cmd'], { input: 'x' }).catch((error: unknown) => (refused = error));
+    expect(String(refused)).to.include('a Windows node shell takes no input');
+  });
+
+  it('throws on a non-zero exit unless check is false, then returns it with stderr', async () => {
+    const { pods } = shells(() => ({ status: 'tcp-refused' }));
+    const lin1 = pods.shell('lin1');
+    let thrown: unknown;
+    await lin1.exec(['nft', 'list', 'ruleset']).catch((error: unknown) => (thrown = error));
+    expect(String(thrown)).to.match(/nft list ruleset on lin1: exit 1/);
+    const result = await lin1.exec(['nft', 'list', 'ruleset'], { check: false });
+    expect(result.exitCode).to.equal(1);
+  });
+
+  it('names a node the cluster does not have', () => {
+    const { pods } = shells(() => ({ status: 'stdout' }));
+    expect(() => pods.shell('lin9')).to.throw('no node lin9 in the cluster');
+  });
+
+  it('hands input to the command on its stdin, after entering the node (nsenter stand-in)', () => {
+    const bin = mkdtempSync(join(tmpdir(), 'hl-nsenter-'));
+    try {
+      // Prints where it was asked to enter, then runs what follows `--`.
+      writeFileSync(
+        join(bin, 'nsenter'),
+        '#!/bin/sh\necho "entered $1 $2 $3"\nwhile [ "$1" != -- ]; do shift; done\nshift\nexec "$@"\n',
+      );
+      chmodSync(join(bin, 'nsenter'), 0o755);
+      const [file, ...args] = hostCommand(['cat'], 'table inet x { }\n');
+      const ran = spawnSync(file!, args, {
+        encoding: 'utf8',
+        env: { PATH: `${bin}:${process.env.PATH ?? ''}` },
+      });
+      // The kubelet of this network namespace, else the host PID 1.
+      expect(ran.stdout).to.match(/^entered --target \d+ --mount\ntable inet x \{ \}\n$/);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+});
