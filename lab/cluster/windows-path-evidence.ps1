@@ -7,13 +7,13 @@ $HlEvidenceEtl = 'C:\Windows\Temp\hl-evidence.etl'
 $HlEvidenceText = 'C:\Windows\Temp\hl-evidence.txt'
 
 # HNS's own view: networks, endpoints and the load-balancer policy lists VFP applies, as JSON, and
-# hnsdiag's listing of them; VFP's vSwitch ports and the state of the flow's endpoints' ports; then
-# the node's IPv4 routes and neighbours. hnsdiag and vfpctrl are called only in the forms Microsoft
-# documents (lab/provision/windows-builtin-commands.ts).
+# hnsdiag's detailed listing of every HNS object; VFP's vSwitch ports, and for each of the flow's
+# endpoints its port's state, its rules (layers, groups, rules) and its counters; then the node's
+# IPv4 routes and neighbours. hnsdiag and vfpctrl are called only in the forms Microsoft's pages
+# and its published diagnostic scripts show (lab/provision/windows-builtin-commands.ts).
 function Write-HlNodeView([string[]]$Addresses) {
   Write-Output '==hl-evidence== hnsdiag.txt'
-  hnsdiag.exe list networks
-  hnsdiag.exe list endpoints
+  hnsdiag.exe list all -d
   Write-Output '==hl-evidence== vfp-ports.txt'
   $ports = @(vfpctrl.exe /list-vmswitch-port)
   $ports
@@ -22,6 +22,10 @@ function Write-HlNodeView([string[]]$Addresses) {
     if ($null -eq $port) { continue }
     Write-Output "==hl-evidence== vfp-port-$($endpoint.IPAddress).txt"
     vfpctrl.exe /port $port /get-port-state
+    Write-Output "==hl-evidence== vfp-rules-$($endpoint.IPAddress).txt"
+    vfpctrl.exe /list-rule /port $port
+    Write-Output "==hl-evidence== vfp-counters-$($endpoint.IPAddress).txt"
+    vfpctrl.exe /port $port /get-port-counter
   }
   Write-Output '==hl-evidence== hns-networks.json'
   Get-HnsNetwork | ConvertTo-Json -Depth 20

@@ -22,7 +22,16 @@ export interface BuiltinCommand {
    * standing for a value. The scripts may call it only so.
    */
   forms?: readonly string[];
+  /**
+   * Forms `doc` does not show, each with the Microsoft-published diagnostic script that runs it
+   * (microsoft/SDN's Kubernetes debug scripts, which Microsoft's Windows Kubernetes
+   * troubleshooting points to): form → that script's address.
+   */
+  shownBy?: Readonly<Record<string, string>>;
 }
+
+/** microsoft/SDN's Kubernetes debug scripts. */
+const sdnDebug = 'https://github.com/microsoft/SDN/blob/master/Kubernetes/windows/debug';
 
 const learn = 'https://learn.microsoft.com/en-us';
 
@@ -168,7 +177,8 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
     name: 'hnsdiag.exe',
     module: 'executable',
     doc: `${learn}/virtualization/windowscontainers/kubernetes/common-problems`,
-    forms: ['hnsdiag list networks', 'hnsdiag list endpoints'],
+    forms: ['hnsdiag list all -d'],
+    shownBy: { 'hnsdiag list all -d': `${sdnDebug}/collectlogs.ps1` },
   },
   {
     name: 'pktmon.exe',
@@ -180,7 +190,16 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
     name: 'vfpctrl.exe',
     module: 'executable',
     doc: `${learn}/windows-server/networking/sdn/troubleshoot/troubleshoot-windows-server-2016-software-defined-networking-stack`,
-    forms: ['vfpctrl /list-vmswitch-port', 'vfpctrl /port <port name> /get-port-state'],
+    forms: [
+      'vfpctrl /list-vmswitch-port',
+      'vfpctrl /port <port name> /get-port-state',
+      'vfpctrl /list-rule /port <port name>',
+      'vfpctrl /port <port name> /get-port-counter',
+    ],
+    shownBy: {
+      'vfpctrl /list-rule /port <port name>': `${sdnDebug}/dumpVfpPolicies.ps1`,
+      'vfpctrl /port <port name> /get-port-counter': `${sdnDebug}/collectlogs.ps1`,
+    },
   },
   {
     name: 'icacls.exe',

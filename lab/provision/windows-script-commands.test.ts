@@ -75,6 +75,11 @@ describe('commands of the Windows scripts', function () {
         // A troubleshooting page: the forms it shows, each calling the command itself.
         expect(b.forms, b.name).to.not.be.empty;
         for (const form of b.forms) expect(form.split(' ')[0], form).to.equal(bare);
+        // A form the page does not show comes from one of Microsoft's own published scripts.
+        for (const [form, source] of Object.entries(b.shownBy ?? {})) {
+          expect(b.forms, b.name).to.include(form);
+          expect(source, form).to.match(/^https:\/\/github\.com\/microsoft\/SDN\/\S+\.ps1$/);
+        }
       }
       expect(Object.keys(WINDOWS_POWERSHELL_ALIASES), `${b.name} is an alias`).to.not.include(
         b.name,

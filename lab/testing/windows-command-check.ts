@@ -84,7 +84,12 @@ export function checkCommands(
         const forms = builtin.forms ?? [];
         if (forms.length > 0 && !forms.some((form) => fitsForm(form, use.elements)))
           say(
-            `${use.at}: \`${[written, ...use.elements].join(' ')}\` is not a form ${builtin.doc} documents: ${forms.join('; ')}`,
+            `${use.at}: \`${[written, ...use.elements].join(' ')}\` is not a form ${builtin.doc} documents: ${forms
+              .map((form) => {
+                const source = builtin.shownBy?.[form];
+                return source === undefined ? form : `${form} (shown by ${source})`;
+              })
+              .join('; ')}`,
           );
         continue;
       }

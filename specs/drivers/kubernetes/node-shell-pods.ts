@@ -23,6 +23,11 @@ const EXEC_TIMEOUT_MS = 60_000;
  * cannot start (an image the node cannot pull, a policy refusing privileged pods) is named.
  */
 const SHELL_READY_MS = 45_000;
+/**
+ * Output kept per command: a Windows node's view comes as one output of many files, each cut at
+ * the evidence file's cap afterwards, so a long one must not push the others out here.
+ */
+const OUTPUT_MAX_BYTES = 16 * EVIDENCE_FILE_MAX_BYTES;
 
 export interface ShellNode {
   /** The suite's name of the node. */
@@ -123,8 +128,7 @@ export class NodeShellPods {
         { namespace: this.settings.namespace, pod, container: CONTAINER },
         node.os === 'linux' ? hostCommand(argv, options.input) : argv,
         options.timeoutMs ?? EXEC_TIMEOUT_MS,
-        // One byte over the evidence file's cap, so the cut is seen and said.
-        EVIDENCE_FILE_MAX_BYTES + 1,
+        OUTPUT_MAX_BYTES,
       );
       result = {
         command,
