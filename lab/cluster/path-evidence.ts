@@ -5,8 +5,6 @@
  * says where the packet died: the table, chain and rule whose verdict dropped it.
  */
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { contains, parseCidr } from '../net/ipv4.ts';
 import type { NodeShell } from '../remote/node-shell.ts';
 
@@ -119,8 +117,11 @@ async function snapshot(
       if (file === 'conntrack.txt' && result.exitCode === 0) {
         text = text
           .split('\n')
-          .filter((line) =>
-            [...line.matchAll(/=(\d+\.\d+\.\d+\.\d+)\b/g)].some((m) => inFlow(flow, m[1]!)),
+          .filter(
+            (line) =>
+              // A shell that cut the listing says so on a line of its own: `[cut at N bytes …]`.
+              line.startsWith('[cut at ') ||
+              [...line.matchAll(/=(\d+\.\d+\.\d+\.\d+)\b/g)].some((m) => inFlow(flow, m[1]!)),
           )
           .join('\n');
       }
@@ -165,18 +166,17 @@ async function traceRetry(
   flow: readonly string[],
 ): Promise<string[]> {
   const listenS = Math.ceil((SUBSCRIBE_MS + retryMs + LINGER_MS + MONITOR_MARGIN_MS) / 1000);
-  await Promise.all(
-    shells.map((shell) =>
-      shell.exec(['nft', '-f', '-'], { input: traceTable(flow), timeoutMs: 15_000 }),
-    ),
-  );
-  // Each monitor leaves its pid, so it can be stopped as soon as the retry is over (one file per
-  // node: namespace nodes share this host's /tmp).
-  const pidBase = join(
-    tmpdir(),
-    `hl-evidence-trace-${process.pid}-${randomBytes(4).toString('hex')}.pid`,
-  );
+  // Each monitor leaves its pid in the node's /tmp (not this host's temporary folder, which a node
+  // may not have), so it can be stopped as soon as the retry is over; one file per node, since
+  // namespace nodes share this host's /tmp.
+  const pidBase = `/tmp/hl-evidence-trace-${process.pid}-${randomBytes(4).toString('hex')}.pid`;
   try {
+    // Installed inside the try: when one node refuses it, the others' tables still go.
+    await Promise.all(
+      shells.map((shell) =>
+        shell.exec(['nft', '-f', '-'], { input: traceTable(flow), timeoutMs: 15_000 }),
+      ),
+    );
     const monitors = shells.map((shell, i) =>
       shell.exec(
         [

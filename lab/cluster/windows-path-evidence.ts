@@ -1,9 +1,10 @@
 /**
- * Evidence for one failing flow on a Windows node (real ones, over the lab's node shell): HNS's
- * view (networks, endpoints, load-balancer policy lists as JSON; hnsdiag's listing), VFP's ports
- * and the state of the flow's endpoints' ports, routes and neighbours, and a
- * pktmon capture of the flow's addresses during one retry of the probe, whose first drop line
- * says where the packet died there. The commands are windows-path-evidence.ps1's.
+ * Evidence for one failing flow on a Windows node (real ones, over the lab's node shell or a node
+ * shell pod): HNS's view (networks, endpoints, load-balancer policy lists as JSON; hnsdiag's
+ * detailed listing), VFP's ports and, for the flow's endpoints' ports, their state, rules and
+ * counters, routes and neighbours, and a pktmon capture of the flow's addresses during one retry
+ * of the probe, whose first drop line says where the packet died there. The commands are
+ * windows-path-evidence.ps1's.
  */
 import { readFileSync } from 'node:fs';
 import { isIpv4 } from '../net/ipv4.ts';

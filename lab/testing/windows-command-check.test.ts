@@ -93,8 +93,8 @@ describe('judging the commands of Windows scripts', function () {
       ].join('\n'),
     );
     expect(verdict.findings).to.deep.equal([
-      'x.ps1:3:1: `vfpctrl.exe /port $port /list-rule` is not a form https://example/sdn-troubleshooting documents: vfpctrl /list-vmswitch-port; vfpctrl /port <port name> /get-port-state',
-      'x.ps1:4:1: `vfpctrl.exe /list-vmswitch-port /format 1` is not a form https://example/sdn-troubleshooting documents: vfpctrl /list-vmswitch-port; vfpctrl /port <port name> /get-port-state',
+      'x.ps1:3:1: `vfpctrl.exe /port $port /list-rule` is not a form Microsoft shows for it (https://example/sdn-troubleshooting): vfpctrl /list-vmswitch-port; vfpctrl /port <port name> /get-port-state',
+      'x.ps1:4:1: `vfpctrl.exe /list-vmswitch-port /format 1` is not a form Microsoft shows for it (https://example/sdn-troubleshooting): vfpctrl /list-vmswitch-port; vfpctrl /port <port name> /get-port-state',
     ]);
   });
 

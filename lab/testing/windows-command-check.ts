@@ -84,7 +84,7 @@ export function checkCommands(
         const forms = builtin.forms ?? [];
         if (forms.length > 0 && !forms.some((form) => fitsForm(form, use.elements)))
           say(
-            `${use.at}: \`${[written, ...use.elements].join(' ')}\` is not a form ${builtin.doc} documents: ${forms
+            `${use.at}: \`${[written, ...use.elements].join(' ')}\` is not a form Microsoft shows for it (${builtin.doc}): ${forms
               .map((form) => {
                 const source = builtin.shownBy?.[form];
                 return source === undefined ? form : `${form} (shown by ${source})`;

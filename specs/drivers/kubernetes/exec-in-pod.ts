@@ -16,6 +16,8 @@ export interface ExecResult {
   stdout: string;
   stderr: string;
   status: V1Status;
+  /** Some output was dropped: a stream passed `maxOutputBytes` (absent: none). */
+  truncated?: boolean;
 }
 
 /** The exec itself failed: no connection, the socket closed without a status, or no status in time. */
@@ -36,6 +38,8 @@ const MAX_OUTPUT_BYTES = 64 * 1024;
 class Collector extends Writable {
   readonly #chunks: Buffer[] = [];
   #bytes = 0;
+  /** Output came past maxBytes and was dropped. */
+  cut = false;
 
   constructor(private readonly maxBytes: number) {
     super();
@@ -44,11 +48,12 @@ class Collector extends Writable {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error) => void): void {
-    if (this.#bytes < this.maxBytes) {
-      const kept = chunk.subarray(0, this.maxBytes - this.#bytes);
+    const kept = chunk.subarray(0, Math.max(0, this.maxBytes - this.#bytes));
+    if (kept.length > 0) {
       this.#chunks.push(kept);
       this.#bytes += kept.length;
     }
+    if (kept.length < chunk.length) this.cut = true;
     done();
   }
 
@@ -110,6 +115,7 @@ export function execInPod(
             stdout: stdout.text(),
             stderr: stderr.text(),
             status,
+            truncated: stdout.cut || stderr.cut,
           });
         });
       });

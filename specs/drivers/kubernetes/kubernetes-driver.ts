@@ -200,6 +200,7 @@ export class KubernetesDriver implements LabDriver {
     const churned = SERVICE_OSES.flatMap((os) => churnPlan(this.nodes, os) ?? []);
     const options = this.#options;
     const settings = this.#settings;
+    const image = agnhostImage(settings, options.image);
     // Where this host's packets to the nodes come from: NodePort probes, and the echo by default.
     const outsideAddress =
       options.outside?.address ?? (await routeSourceAddress(this.#runner, this.nodes[0]!.ip));
@@ -208,7 +209,7 @@ export class KubernetesDriver implements LabDriver {
       namespace: runNamespace(runId),
       runId,
       lab: this.#facts.lab,
-      image: agnhostImage(settings, options.image),
+      image,
       dnsDomain: this.#facts.dnsDomain ?? 'cluster.local',
       pods,
       serviceOses: SERVICE_OSES,
@@ -219,7 +220,7 @@ export class KubernetesDriver implements LabDriver {
       hostNetwork: this.nodes.map((n) => ({
         node: n.name,
         name: hostNetworkPod(n.name),
-        nodeHostname: this.#hostnames[n.name] ?? n.name,
+        nodeHostname: this.#nodeHostname(n.name),
         os: n.os,
         address: n.ip,
       })),
@@ -236,10 +237,11 @@ export class KubernetesDriver implements LabDriver {
         namespace: this.#deployment.namespace,
         runId,
         lab: this.#facts.lab,
-        image: settings.evidenceImage ?? agnhostImage(settings, options.image),
+        linuxImage: settings.evidenceImage ?? image,
+        windowsImage: image,
         nodes: this.nodes.map((n) => ({
           name: n.name,
-          nodeHostname: this.#hostnames[n.name] ?? n.name,
+          nodeHostname: this.#nodeHostname(n.name),
           os: n.os,
         })),
         ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
@@ -432,6 +434,11 @@ export class KubernetesDriver implements LabDriver {
     );
   }
 
+  /** The node's `kubernetes.io/hostname` label, which pods are pinned by. */
+  #nodeHostname(node: string): string {
+    return this.#hostnames[node] ?? node;
+  }
+
   #podToRender(name: string, node: string): PodToRender & { node: string } {
     const found = this.nodes.find((n) => n.name === node);
     if (found === undefined) throw new LabError(`pod ${name}: the lab has no node ${node}`);
@@ -439,7 +446,7 @@ export class KubernetesDriver implements LabDriver {
       name,
       node,
       os: found.os,
-      nodeHostname: this.#hostnames[node] ?? node,
+      nodeHostname: this.#nodeHostname(node),
       localBackend: backsLocalService(this.nodes, node, name),
     };
   }
@@ -448,16 +455,32 @@ export class KubernetesDriver implements LabDriver {
     return this.#deployment?.pending() ?? [];
   }
 
-  /** Deletes the run namespace (waits, bounded; a slow one is a warning) and stops the echo; idempotent. */
+  /**
+   * Deletes the node shell pods and the run namespace (waits, bounded; a slow one is a warning),
+   * and stops the echo; idempotent.
+   */
   async cleanup(): Promise<void> {
     const deployment = this.#deployment;
     if (deployment === undefined) return;
+    // Even a kept namespace (HYBRID_KEEP_RUN_NAMESPACE) keeps no privileged pod.
+    let shellError: Error | undefined;
+    try {
+      await this.#shellPods?.stop();
+    } catch (error) {
+      shellError = new InfrastructureError(
+        `cannot delete node shell pods: ${apiErrorText(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
     await deployment.stop();
     if (this.#deployment === deployment) {
       this.#deployment = undefined;
       this.#workloads = undefined;
       this.#shellPods = undefined;
     }
+    if (shellError !== undefined) throw shellError;
   }
 
   [Symbol.asyncDispose](): Promise<void> {

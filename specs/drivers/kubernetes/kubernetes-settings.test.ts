@@ -34,7 +34,7 @@ describe("the Kubernetes driver's settings", () => {
     expect(
       kubernetesSettings({
         EXTERNAL_ECHO_ADDRESS: '198.51.100.7',
-        EVIDENCE_NODE_IMAGE: 'mirror.local/debian:12',
+        EVIDENCE_NODE_IMAGE: 'mirror.local/e2e/agnhost:2.52',
         EXTERNAL_ECHO_PORT: '0',
         HYBRID_KEEP_RUN_NAMESPACE: '1',
         DEPLOY_TIMEOUT_MS: '1000',
@@ -42,7 +42,7 @@ describe("the Kubernetes driver's settings", () => {
       }),
     ).to.deep.include({
       echoAddress: '198.51.100.7',
-      evidenceImage: 'mirror.local/debian:12',
+      evidenceImage: 'mirror.local/e2e/agnhost:2.52',
       echoPort: 0,
       keepRunNamespace: true,
       podsReadyTimeoutMs: 800,

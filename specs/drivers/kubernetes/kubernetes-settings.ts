@@ -19,8 +19,9 @@ export interface KubernetesSettings {
   /** IMAGE_REPO/agnhost:AGNHOST_TAG: the image when neither AGNHOST_IMAGE nor the lab names one. */
   defaultImage: string;
   /**
-   * EVIDENCE_NODE_IMAGE: the image of path evidence's node shell pods on a cluster the harness did
-   * not make (Linux: it needs nsenter); default the run's agnhost image.
+   * EVIDENCE_NODE_IMAGE: the image of path evidence's Linux node shell pods on a cluster the
+   * harness did not make (it needs nsenter, and an entrypoint sleeping on `pause`); default the
+   * run's agnhost image, which Windows node shell pods always run.
    */
   evidenceImage: string | undefined;
   /** EXTERNAL_ECHO_ADDRESS: where the outbound-NAT echo listens, over the lab's external address. */
@@ -85,7 +86,12 @@ export function kubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
   return {
     agnhostImage: matching(env, 'AGNHOST_IMAGE', IMAGE_REF, `${DEFAULT_IMAGE_REPO}/agnhost:2.52`),
     defaultImage: `${repo.replace(/\/+$/, '')}/agnhost:${tag}`,
-    evidenceImage: matching(env, 'EVIDENCE_NODE_IMAGE', IMAGE_REF, 'registry.example/debian:12'),
+    evidenceImage: matching(
+      env,
+      'EVIDENCE_NODE_IMAGE',
+      IMAGE_REF,
+      `${DEFAULT_IMAGE_REPO}/agnhost:2.52`,
+    ),
     echoAddress,
     echoPort: port === undefined ? DEFAULT_ECHO_PORT : Number(port),
     keepRunNamespace: keep === '1',

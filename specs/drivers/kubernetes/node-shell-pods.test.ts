@@ -8,7 +8,8 @@ import { expect } from 'chai';
 import { FakeCore } from '../../testing/kube-fake-core.ts';
 import { FakeExec, type ExecCall } from '../../testing/kube-fake-exec.ts';
 import { runningStatus, statusFrame } from '../../testing/kube-recorded-objects.ts';
-import { hostCommand, NodeShellPods } from './node-shell-pods.ts';
+import { CommandError } from '../../../lab/errors.ts';
+import { hostCommand, NodeShellPods, OUTPUT_CUT } from './node-shell-pods.ts';
 
 const NAMESPACE = 'hybrid-lab-r1';
 
@@ -23,7 +24,8 @@ function shells(answer: (call: ExecCall) => { stdout?: string; status: string })
     namespace: NAMESPACE,
     runId: 'r1',
     lab: 'existing',
-    image: 'registry.example/agnhost:2.52',
+    linuxImage: 'registry.example/debug/nsenter:1',
+    windowsImage: 'registry.example/agnhost:2.52',
     nodes: [
       { name: 'lin1', nodeHostname: 'lin1.example', os: 'linux' },
       { name: 'win1', nodeHostname: 'win1', os: 'windows' },
@@ -82,17 +84,59 @@ describe('node shell pods (path evidence on a cluster the harness did not make)'
     });
     let refused: unknown;
     await win1.exec(['cmd'], { input: 'x' }).catch((error: unknown) => (refused = error));
-    expect(String(refused)).to.include('a Windows node shell takes no input');
+    expect(String(refused)).to.include('a Windows node shell pod takes no input');
+    expect(core.pods[0]!.spec?.containers[0]?.image).to.equal('registry.example/agnhost:2.52');
   });
 
-  it('throws on a non-zero exit unless check is false, then returns it with stderr', async () => {
+  it('throws a CommandError naming the node on a non-zero exit unless check is false, then returns it', async () => {
     const { pods } = shells(() => ({ status: 'tcp-refused' }));
     const lin1 = pods.shell('lin1');
     let thrown: unknown;
     await lin1.exec(['nft', 'list', 'ruleset']).catch((error: unknown) => (thrown = error));
-    expect(String(thrown)).to.match(/nft list ruleset on lin1: exit 1/);
+    expect(thrown).to.be.instanceOf(CommandError).and.include({ node: 'lin1', exitCode: 1 });
+    expect(String(thrown)).to.include('command on lin1 exited 1: nft list ruleset');
     const result = await lin1.exec(['nft', 'list', 'ruleset'], { check: false });
-    expect(result.exitCode).to.equal(1);
+    expect(result).to.include({ exitCode: 1, timedOut: false });
+  });
+
+  it('says an exec that gave no status in time timed out (exit 124), as the execa runner does', async () => {
+    const core = new FakeCore();
+    core.podStatus = (pod) => runningStatus(core.podIp(pod));
+    const pods = new NodeShellPods(core, new FakeExec(() => ({ hang: true })), {
+      namespace: NAMESPACE,
+      runId: 'r1',
+      lab: 'existing',
+      linuxImage: 'registry.example/agnhost:2.52',
+      windowsImage: 'registry.example/agnhost:2.52',
+      nodes: [{ name: 'lin1', nodeHostname: 'lin1', os: 'linux' }],
+      pollMs: 1,
+    });
+    const result = await pods
+      .shell('lin1')
+      .exec(['conntrack', '-L'], { check: false, timeoutMs: 20 });
+    expect(result).to.include({ exitCode: 124, timedOut: true, stdout: '' });
+    expect(result.stderr).to.include('gave no exit status within 20 ms');
+  });
+
+  it('ends an output it had to cut with a line that says so', async () => {
+    const big = 'x'.repeat(5 * 1024 * 1024);
+    const { pods } = shells(() => ({ stdout: big, status: 'stdout' }));
+    const result = await pods.shell('lin1').exec(['conntrack', '-L']);
+    expect(result.stdout.endsWith(`\n${OUTPUT_CUT}\n`)).to.equal(true);
+    expect(result.stdout.length).to.equal(4 * 1024 * 1024 + OUTPUT_CUT.length + 2);
+  });
+
+  it('stop() deletes every pod it made, once, and the next use makes a new one', async () => {
+    const { core, pods } = shells(() => ({ status: 'stdout' }));
+    await Promise.all([pods.shell('lin1').exec(['true']), pods.shell('win1').exec(['cmd'])]);
+    await pods.stop();
+    await pods.stop();
+    expect(core.calls.filter((c) => c.startsWith('deleteNamespacedPod'))).to.deep.equal([
+      `deleteNamespacedPod ${NAMESPACE}/shell-lin1`,
+      `deleteNamespacedPod ${NAMESPACE}/shell-win1`,
+    ]);
+    await pods.shell('lin1').exec(['true']);
+    expect(core.calls.filter((c) => c.startsWith('createNamespacedPod'))).to.have.length(3);
   });
 
   it('names a node the cluster does not have', () => {

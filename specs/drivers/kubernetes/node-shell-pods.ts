@@ -5,13 +5,13 @@
  * network namespace with the host's own tools; on Windows as a process of the host.
  */
 import type { Os } from '../../../lab/contracts/cells.ts';
+import { CommandError } from '../../../lab/errors.ts';
 import type { RunOptions, RunResult } from '../../../lab/exec/command-runner.ts';
 import type { NodeShell } from '../../../lab/remote/node-shell.ts';
 import { EVIDENCE_FILE_MAX_BYTES } from '../../../lab/cluster/path-evidence.ts';
 import { nodeShellPod } from '../../model/workload-names.ts';
 import { ExecError, execInPod } from './exec-in-pod.ts';
-import type { CoreClient, ExecClient } from './kube-clients.ts';
-import { apiErrorText } from './kube-clients.ts';
+import { apiErrorText, isNotFound, type CoreClient, type ExecClient } from './kube-clients.ts';
 import { forPodsReady } from './pod-waits.ts';
 import { renderNodeShellPod } from './suite-manifests.ts';
 
@@ -28,6 +28,8 @@ const SHELL_READY_MS = 45_000;
  * the evidence file's cap afterwards, so a long one must not push the others out here.
  */
 const OUTPUT_MAX_BYTES = 16 * EVIDENCE_FILE_MAX_BYTES;
+/** The line that ends an output cut at OUTPUT_MAX_BYTES. */
+export const OUTPUT_CUT = `[cut at ${OUTPUT_MAX_BYTES} bytes by the node shell pod]`;
 
 export interface ShellNode {
   /** The suite's name of the node. */
@@ -41,8 +43,10 @@ export interface NodeShellPodSettings {
   namespace: string;
   runId: string;
   lab: string;
-  /** A Linux image with nsenter that sleeps on `pause` (agnhost's); on Windows any image. */
-  image: string;
+  /** Linux: an image with nsenter whose entrypoint sleeps on `pause` (agnhost's). */
+  linuxImage: string;
+  /** Windows: any image the nodes can pull (the run's agnhost image). */
+  windowsImage: string;
   nodes: readonly ShellNode[];
   /** Poll interval of the wait for a pod to run; default 2 s. */
   pollMs?: number;
@@ -58,7 +62,8 @@ export interface NodeShellPodSettings {
 const ENTER_NODE = [
   'net=$(readlink /proc/self/ns/net)',
   'for p in /proc/[0-9]*; do',
-  '  [ "$(cat "$p/comm" 2>/dev/null)" = kubelet ] && [ "$(readlink "$p/ns/net" 2>/dev/null)" = "$net" ] &&',
+  '  read -r comm <"$p/comm" 2>/dev/null || continue',
+  '  [ "$comm" = kubelet ] && [ "$(readlink "$p/ns/net" 2>/dev/null)" = "$net" ] &&',
   '    exec nsenter --target "${p#/proc/}" --mount -- "$@"',
   'done',
   'exec nsenter --target 1 --mount -- "$@"',
@@ -75,6 +80,8 @@ export function hostCommand(argv: readonly string[], input?: string): string[] {
 export class NodeShellPods {
   /** Each node's pod name once it runs (a failed start stays failed: every later cell says why at once). */
   readonly #started = new Map<string, Promise<string>>();
+  /** The pods created so far, for stop(). */
+  readonly #made: string[] = [];
 
   constructor(
     private readonly core: CoreClient,
@@ -86,6 +93,27 @@ export class NodeShellPods {
     const node = this.settings.nodes.find((n) => n.name === name);
     if (node === undefined) throw new Error(`no node ${name} in the cluster`);
     return { node: name, exec: (argv, options) => this.#run(node, argv, options ?? {}) };
+  }
+
+  /**
+   * Deletes the pods made so far (the run namespace may be kept: HYBRID_KEEP_RUN_NAMESPACE), so
+   * no privileged pod outlives the run; idempotent, the first error rethrown after trying all.
+   */
+  async stop(): Promise<void> {
+    const { namespace } = this.settings;
+    const names = this.#made.splice(0);
+    this.#started.clear();
+    const results = await Promise.allSettled(
+      names.map((name) =>
+        this.core
+          .deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 })
+          .catch((error: unknown) => {
+            if (!isNotFound(error)) throw error;
+          }),
+      ),
+    );
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
   }
 
   #pod(node: ShellNode): Promise<string> {
@@ -100,9 +128,12 @@ export class NodeShellPods {
   async #start(node: ShellNode): Promise<string> {
     const { namespace, pollMs } = this.settings;
     const name = nodeShellPod(node.name);
-    const body = renderNodeShellPod(this.settings, { ...node, name });
+    const { linuxImage, windowsImage } = this.settings;
+    const image = node.os === 'linux' ? linuxImage : windowsImage;
+    const body = renderNodeShellPod({ ...this.settings, image }, { ...node, name });
     try {
       await this.core.createNamespacedPod({ namespace, body });
+      this.#made.push(name);
     } catch (error) {
       throw new Error(`cannot create node shell pod ${namespace}/${name}: ${apiErrorText(error)}`, {
         cause: error,
@@ -116,10 +147,12 @@ export class NodeShellPods {
   }
 
   async #run(node: ShellNode, argv: readonly string[], options: RunOptions): Promise<RunResult> {
-    if (node.os === 'windows' && options.input !== undefined)
-      throw new Error(`a Windows node shell takes no input (${argv.join(' ')} on ${node.name})`);
-    const pod = await this.#pod(node);
     const command = argv.join(' ');
+    if (node.os === 'windows' && options.input !== undefined)
+      throw new CommandError(command, 2, 'a Windows node shell pod takes no input', false, {
+        node: node.name,
+      });
+    const pod = await this.#pod(node);
     const began = Date.now();
     let result: RunResult;
     try {
@@ -133,26 +166,32 @@ export class NodeShellPods {
       result = {
         command,
         exitCode: ran.exitCode ?? -1,
-        stdout: ran.stdout,
+        // A cut is said on a line of its own, which filters on the flow's lines keep.
+        stdout: ran.truncated ? `${ran.stdout}\n${OUTPUT_CUT}\n` : ran.stdout,
         stderr: ran.exitCode === null ? `${ran.stderr}${ran.status.message ?? ''}` : ran.stderr,
         durationMs: Date.now() - began,
         timedOut: false,
       };
     } catch (error) {
-      if (!(error instanceof ExecError) || options.check !== false) throw error;
+      if (!(error instanceof ExecError)) throw error;
+      // As the execa runner says a timeout: exit 124.
+      const timedOut = error.kind === 'timeout';
+      if (options.check !== false)
+        throw new CommandError(command, timedOut ? 124 : -1, error.message, timedOut, {
+          cause: error,
+          node: node.name,
+        });
       result = {
         command,
-        exitCode: -1,
+        exitCode: timedOut ? 124 : -1,
         stdout: '',
         stderr: error.message,
         durationMs: Date.now() - began,
-        timedOut: error.kind === 'timeout',
+        timedOut,
       };
     }
     if (options.check !== false && result.exitCode !== 0)
-      throw new Error(
-        `${command} on ${node.name}: exit ${result.exitCode}: ${result.stderr.trim()}`,
-      );
+      throw new CommandError(command, result.exitCode, result.stderr, false, { node: node.name });
     return result;
   }
 }

@@ -202,6 +202,10 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     const ruleset = readFileSync(join(first, 'lin2', 'nft-ruleset.txt'), 'utf8');
     expect(ruleset).to.include(`table inet ${FOREIGN_TABLE}`).and.to.include('KUBE-SERVICES');
     expect(readFileSync(join(first, 'lin2', 'routes.txt'), 'utf8')).to.include('10.244.');
+    // Nothing of the evidence is left on the node: no trace table, no monitor's pid file.
+    const tables = cli('ssh', 'lin2', '--lab', 'itkubeadm', '--', 'nft', 'list', 'tables');
+    expect(tables.stdout).to.include(FOREIGN_TABLE).and.not.include('hl_evidence_trace');
+    expect(readdirSync('/tmp').filter((f) => f.startsWith('hl-evidence-trace-'))).to.deep.equal([]);
   }
 
   it('comes up Ready, and lab down leaves nothing: no process, mount, cgroup, namespace or folder; the root namespace and the kernel settings as they were', async function () {
