@@ -191,6 +191,9 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     expect(run.cells.map((c) => c.cell)).to.include(
       'pod-to-pod/linux-to-linux/cross-node/cp1/lin2/ip',
     );
+    // What the pods cost: the suite's own line, `path evidence of N cell(s) in M ms`.
+    const timing = /path evidence of .*/.exec(readFileSync(join(results, 'suite.log'), 'utf8'));
+    console.log(`      existing-cluster run: ${timing?.[0] ?? 'no evidence line'}`);
     const red = expectOnlyDroppedCells(run.cells, {
       source: 'lin1',
       target: 'lin2',
