@@ -6,20 +6,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { FakeCore } from '../../testing/kube-fake-core.ts';
-import { FakeExec, type ExecCall } from '../../testing/kube-fake-exec.ts';
+import { FakeExec, type ExecCall, type ExecScript } from '../../testing/kube-fake-exec.ts';
 import { runningStatus, statusFrame } from '../../testing/kube-recorded-objects.ts';
 import { CommandError } from '../../../lab/errors.ts';
 import { hostCommand, NodeShellPods, OUTPUT_CUT } from './node-shell-pods.ts';
 
 const NAMESPACE = 'hybrid-lab-r1';
 
-function shells(answer: (call: ExecCall) => { stdout?: string; status: string }) {
+/** An exec answered with the recorded status frame `status` and `stdout`. */
+const answered = (status: string, stdout = ''): ExecScript => ({
+  stdout,
+  status: statusFrame(status),
+});
+
+function shells(script: (call: ExecCall) => ExecScript) {
   const core = new FakeCore();
   core.podStatus = (pod) => runningStatus(core.podIp(pod));
-  const exec = new FakeExec((call) => {
-    const { stdout, status } = answer(call);
-    return { stdout: stdout ?? '', status: statusFrame(status) };
-  });
+  const exec = new FakeExec(script);
   const pods = new NodeShellPods(core, exec, {
     namespace: NAMESPACE,
     runId: 'r1',
@@ -37,10 +40,7 @@ function shells(answer: (call: ExecCall) => { stdout?: string; status: string })
 
 describe('node shell pods (path evidence on a cluster the harness did not make)', () => {
   it('makes one privileged pod per node on first use, and runs each command on the node', async () => {
-    const { core, exec, pods } = shells(() => ({
-      stdout: 'default via 10.0.0.1\n',
-      status: 'stdout',
-    }));
+    const { core, exec, pods } = shells(() => answered('stdout', 'default via 10.0.0.1\n'));
     const lin1 = pods.shell('lin1');
     const [a, b] = await Promise.all([
       lin1.exec(['ip', 'route', 'show']),
@@ -69,7 +69,7 @@ describe('node shell pods (path evidence on a cluster the harness did not make)'
   });
 
   it('runs Windows commands as they are, in a HostProcess pod as SYSTEM; input is refused there', async () => {
-    const { core, exec, pods } = shells(() => ({ status: 'stdout' }));
+    const { core, exec, pods } = shells(() => answered('stdout'));
     const win1 = pods.shell('win1');
     await win1.exec(['powershell.exe', '-NoProfile', '-Command', 'Get-HnsNetwork']);
     expect(exec.calls[0]!.command).to.deep.equal([
@@ -89,7 +89,7 @@ describe('node shell pods (path evidence on a cluster the harness did not make)'
   });
 
   it('throws a CommandError naming the node on a non-zero exit unless check is false, then returns it', async () => {
-    const { pods } = shells(() => ({ status: 'tcp-refused' }));
+    const { pods } = shells(() => answered('tcp-refused'));
     const lin1 = pods.shell('lin1');
     let thrown: unknown;
     await lin1.exec(['nft', 'list', 'ruleset']).catch((error: unknown) => (thrown = error));
@@ -100,17 +100,7 @@ describe('node shell pods (path evidence on a cluster the harness did not make)'
   });
 
   it('says an exec that gave no status in time timed out (exit 124), as the execa runner does', async () => {
-    const core = new FakeCore();
-    core.podStatus = (pod) => runningStatus(core.podIp(pod));
-    const pods = new NodeShellPods(core, new FakeExec(() => ({ hang: true })), {
-      namespace: NAMESPACE,
-      runId: 'r1',
-      lab: 'existing',
-      linuxImage: 'registry.example/agnhost:2.52',
-      windowsImage: 'registry.example/agnhost:2.52',
-      nodes: [{ name: 'lin1', nodeHostname: 'lin1', os: 'linux' }],
-      pollMs: 1,
-    });
+    const { pods } = shells(() => ({ hang: true }));
     const result = await pods
       .shell('lin1')
       .exec(['conntrack', '-L'], { check: false, timeoutMs: 20 });
@@ -120,14 +110,14 @@ describe('node shell pods (path evidence on a cluster the harness did not make)'
 
   it('ends an output it had to cut with a line that says so', async () => {
     const big = 'x'.repeat(5 * 1024 * 1024);
-    const { pods } = shells(() => ({ stdout: big, status: 'stdout' }));
+    const { pods } = shells(() => answered('stdout', big));
     const result = await pods.shell('lin1').exec(['conntrack', '-L']);
     expect(result.stdout.endsWith(`\n${OUTPUT_CUT}\n`)).to.equal(true);
     expect(result.stdout.length).to.equal(4 * 1024 * 1024 + OUTPUT_CUT.length + 2);
   });
 
   it('stop() deletes every pod it made, once, and the next use makes a new one', async () => {
-    const { core, pods } = shells(() => ({ status: 'stdout' }));
+    const { core, pods } = shells(() => answered('stdout'));
     await Promise.all([pods.shell('lin1').exec(['true']), pods.shell('win1').exec(['cmd'])]);
     await pods.stop();
     await pods.stop();
@@ -140,7 +130,7 @@ describe('node shell pods (path evidence on a cluster the harness did not make)'
   });
 
   it('names a node the cluster does not have', () => {
-    const { pods } = shells(() => ({ status: 'stdout' }));
+    const { pods } = shells(() => answered('stdout'));
     expect(() => pods.shell('lin9')).to.throw('no node lin9 in the cluster');
   });
 

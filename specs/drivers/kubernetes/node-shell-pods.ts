@@ -1,7 +1,7 @@
 /**
  * Node shells for path evidence on a cluster the harness did not make (provider existing, or
  * KUBECONFIG alone): one pod per node, in the run namespace, made the first time a failing cell's
- * path crosses the node and removed with the namespace. On Linux each command runs in the node's
+ * path crosses the node and deleted by stop() when the run ends. On Linux each command runs in the node's
  * network namespace with the host's own tools; on Windows as a process of the host.
  */
 import type { Os } from '../../../lab/contracts/cells.ts';
@@ -126,9 +126,8 @@ export class NodeShellPods {
   }
 
   async #start(node: ShellNode): Promise<string> {
-    const { namespace, pollMs } = this.settings;
+    const { namespace, pollMs, linuxImage, windowsImage } = this.settings;
     const name = nodeShellPod(node.name);
-    const { linuxImage, windowsImage } = this.settings;
     const image = node.os === 'linux' ? linuxImage : windowsImage;
     const body = renderNodeShellPod({ ...this.settings, image }, { ...node, name });
     try {

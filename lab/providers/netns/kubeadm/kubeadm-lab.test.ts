@@ -116,6 +116,34 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
   });
 
   /**
+   * Runs the suite with path evidence of every red cell, checks that exactly the cells from lin1
+   * into lin2 are red and that each names `rule` on lin2 first; returns the first one's folder.
+   */
+  async function droppedOnLin2(
+    results: string,
+    rule: string,
+    options: Omit<Parameters<typeof runSuite>[2], 'timeoutMs'>,
+  ): Promise<{ cells: string[]; first: string; suiteLog: string }> {
+    const defaults = { PROBE_TIMEOUT_MS: '2000', EVIDENCE: 'failed', EVIDENCE_MAX_CELLS: '20' };
+    const run = await runSuite(runner, results, {
+      ...options,
+      timeoutMs: 600_000,
+      env: { ...defaults, ...options.env },
+    });
+    const red = expectOnlyDroppedCells(run.cells, {
+      source: 'lin1',
+      target: 'lin2',
+      node: 'lin2',
+      rule,
+    });
+    return {
+      cells: run.cells.map((c) => c.cell),
+      first: join(results, red[0]!.evidence!.files[0]!, '..'),
+      suiteLog: readFileSync(join(results, 'suite.log'), 'utf8'),
+    };
+  }
+
+  /**
    * A drop the catalogue does not know, on the last node: lin2 forwards nothing from lin1's pods to
    * its own pods' port 8080. Only cells from lin1 into lin2 turn red, and the real cluster's path
    * evidence (from the lab's node shells) names that table and rule on lin2 first.
@@ -131,20 +159,10 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     const add = cli('ssh', 'lin2', '--lab', 'itkubeadm', '--', 'nft', '-f', table);
     expect(add.status, add.stderr).to.equal(0);
     try {
-      const results = join(home, 'evidence-results');
-      const run = await runSuite(runner, results, {
+      const { first } = await droppedOnLin2(join(home, 'evidence-results'), rule, {
         lab: 'itkubeadm',
         labHome: env.LAB_HOME,
-        timeoutMs: 600_000,
-        env: { PROBE_TIMEOUT_MS: '2000', EVIDENCE: 'failed', EVIDENCE_MAX_CELLS: '20' },
       });
-      const red = expectOnlyDroppedCells(run.cells, {
-        source: 'lin1',
-        target: 'lin2',
-        node: 'lin2',
-        rule,
-      });
-      const first = join(results, red[0]!.evidence!.files[0]!, '..');
       for (const file of ['routes.txt', 'nft-ruleset.txt', 'conntrack.txt', 'trace.txt'])
         expect(existsSync(join(first, 'lin2', file)), file).to.equal(true);
       // kube-proxy's own rules are in the node's ruleset (iptables-nft).
@@ -174,33 +192,20 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
    * Pod-to-pod cells only: NodePort and outbound cells need this host on the lab's network.
    */
   async function evidenceAsExistingCluster(rule: string): Promise<void> {
-    const results = join(home, 'existing-results');
-    const run = await runSuite(runner, results, {
+    const { cells, first, suiteLog } = await droppedOnLin2(join(home, 'existing-results'), rule, {
       labHome: mkdtempSync(join(home, 'no-lab-')),
-      timeoutMs: 600_000,
+      // Pod-to-pod only (cp1 → lin2 stays green): NodePort and outbound cells need the lab's network.
       grep: 'pod-to-pod linux-to-linux',
       env: {
         KUBECONFIG: join(env.LAB_HOME, 'itkubeadm', 'kubeconfig'),
         AGNHOST_IMAGE: 'hybrid-lab/agnhost:2.25',
         EXTERNAL_ECHO_ADDRESS: '127.0.0.1',
-        PROBE_TIMEOUT_MS: '2000',
-        EVIDENCE: 'failed',
-        EVIDENCE_MAX_CELLS: '20',
       },
     });
-    expect(run.cells.map((c) => c.cell)).to.include(
-      'pod-to-pod/linux-to-linux/cross-node/cp1/lin2/ip',
-    );
+    expect(cells).to.include('pod-to-pod/linux-to-linux/cross-node/cp1/lin2/ip');
     // What the pods cost: the suite's own line, `path evidence of N cell(s) in M ms`.
-    const timing = /path evidence of .*/.exec(readFileSync(join(results, 'suite.log'), 'utf8'));
+    const timing = /path evidence of .*/.exec(suiteLog);
     console.log(`      existing-cluster run: ${timing?.[0] ?? 'no evidence line'}`);
-    const red = expectOnlyDroppedCells(run.cells, {
-      source: 'lin1',
-      target: 'lin2',
-      node: 'lin2',
-      rule,
-    });
-    const first = join(results, red[0]!.evidence!.files[0]!, '..');
     // The node's own state, through the pod: the foreign table and kube-proxy's rules.
     const ruleset = readFileSync(join(first, 'lin2', 'nft-ruleset.txt'), 'utf8');
     expect(ruleset).to.include(`table inet ${FOREIGN_TABLE}`).and.to.include('KUBE-SERVICES');
