@@ -27,6 +27,7 @@ import {
 } from '../../testing/libvirt-vm-lab.ts';
 import { Virsh } from './virsh.ts';
 import { missing, skipTest } from '../../testing/skip.ts';
+import { tailOf } from '../../provision/provision-error.ts';
 
 const runner = new ExecaRunner(silentLogger());
 const timings: Record<string, number> = {};
@@ -78,7 +79,10 @@ async function expectNothingLeft(labId: string): Promise<void> {
 }
 
 function ok(result: { exitCode: number; stdout: string; stderr: string }, what: string): void {
-  expect(result.exitCode, `${what} failed:\n${result.stdout}\n${result.stderr}`).to.equal(0);
+  expect(
+    result.exitCode,
+    `${what} failed (last lines):\n${tailOf(result.stdout, 30)}\n${tailOf(result.stderr, 30)}`,
+  ).to.equal(0);
 }
 
 function suite(environment: ItEnvironment): void {

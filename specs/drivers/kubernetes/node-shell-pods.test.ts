@@ -4,10 +4,11 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { V1Namespace } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { FakeCore } from '../../testing/kube-fake-core.ts';
 import { FakeExec, type ExecCall, type ExecScript } from '../../testing/kube-fake-exec.ts';
-import { runningStatus, statusFrame } from '../../testing/kube-recorded-objects.ts';
+import { recorded, runningStatus, statusFrame } from '../../testing/kube-recorded-objects.ts';
 import { CommandError } from '../../../lab/errors.ts';
 import { hostCommand, NodeShellPods, OUTPUT_CUT } from './node-shell-pods.ts';
 
@@ -127,6 +128,33 @@ describe('node shell pods (path evidence on a cluster the harness did not make)'
     ]);
     await pods.shell('lin1').exec(['true']);
     expect(core.calls.filter((c) => c.startsWith('createNamespacedPod'))).to.have.length(3);
+  });
+
+  it('tries a create the API answered 5xx again at the next use; a refused one (403) stays refused', async () => {
+    const { core, pods } = shells(() => answered('stdout'));
+    core.createsTooEarly = 1;
+    const lin1 = pods.shell('lin1');
+    const first = await lin1.exec(['true']).catch((error: unknown) => error);
+    expect(String(first)).to.match(
+      /cannot create node shell pod hybrid-lab-r1\/shell-lin1: HTTP 500/,
+    );
+    expect((await lin1.exec(['true'])).exitCode).to.equal(0);
+
+    const refused = shells(() => answered('stdout'));
+    refused.core.serviceAccountLag = 1;
+    await refused.core.createNamespace({
+      body: recorded(V1Namespace, { metadata: { name: NAMESPACE } }),
+    });
+    for (let i = 0; i < 2; i++) {
+      const error = await refused.pods
+        .shell('lin1')
+        .exec(['true'])
+        .catch((e: unknown) => e);
+      expect(String(error)).to.match(/shell-lin1: HTTP 403/);
+    }
+    const creates = (calls: string[]) => calls.filter((c) => c.startsWith('createNamespacedPod'));
+    expect(creates(core.calls)).to.have.length(2);
+    expect(creates(refused.core.calls)).to.have.length(1);
   });
 
   it('names a node the cluster does not have', () => {

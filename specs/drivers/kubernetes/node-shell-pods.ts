@@ -11,7 +11,13 @@ import type { NodeShell } from '../../../lab/remote/node-shell.ts';
 import { EVIDENCE_FILE_MAX_BYTES } from '../../../lab/cluster/path-evidence.ts';
 import { nodeShellPod } from '../../model/workload-names.ts';
 import { ExecError, execInPod } from './exec-in-pod.ts';
-import { apiErrorText, isNotFound, type CoreClient, type ExecClient } from './kube-clients.ts';
+import {
+  apiErrorText,
+  apiStatusCode,
+  isNotFound,
+  type CoreClient,
+  type ExecClient,
+} from './kube-clients.ts';
 import { forPodsReady } from './pod-waits.ts';
 import { renderNodeShellPod } from './suite-manifests.ts';
 
@@ -77,8 +83,18 @@ export function hostCommand(argv: readonly string[], input?: string): string[] {
   return ['sh', '-c', ENTER_NODE, 'sh', ...inner];
 }
 
+/** A pod create the API did not answer or answered 5xx: the next cell that needs the node tries again. */
+class TransientCreateError extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+  }
+}
+
 export class NodeShellPods {
-  /** Each node's pod name once it runs (a failed start stays failed: every later cell says why at once). */
+  /**
+   * Each node's pod name once it runs. A refused or failed start stays failed (every later cell says
+   * why at once); a create the API could not answer (no reply, 5xx) is tried again by the next cell.
+   */
   readonly #started = new Map<string, Promise<string>>();
   /** The pods created so far, for stop(). */
   readonly #made: string[] = [];
@@ -121,6 +137,9 @@ export class NodeShellPods {
     if (started === undefined) {
       started = this.#start(node);
       this.#started.set(node.name, started);
+      started.catch((error: unknown) => {
+        if (error instanceof TransientCreateError) this.#started.delete(node.name);
+      });
     }
     return started;
   }
@@ -134,9 +153,12 @@ export class NodeShellPods {
       await this.core.createNamespacedPod({ namespace, body });
       this.#made.push(name);
     } catch (error) {
-      throw new Error(`cannot create node shell pod ${namespace}/${name}: ${apiErrorText(error)}`, {
-        cause: error,
-      });
+      const code = apiStatusCode(error);
+      const refused = code !== undefined && code >= 400 && code < 500;
+      const message = `cannot create node shell pod ${namespace}/${name}: ${apiErrorText(error)}`;
+      throw refused
+        ? new Error(message, { cause: error })
+        : new TransientCreateError(message, error);
     }
     await forPodsReady(this.core, namespace, [name], {
       timeoutMs: SHELL_READY_MS,
