@@ -102,6 +102,10 @@ collect_libvirt() {
         log "$domain: console log stays on remote hypervisor $hv ($uri)"
         continue
       fi
+      if ! command -v xmllint >/dev/null; then
+        log "$domain: xmllint is not installed; its console log paths cannot be read"
+        continue
+      fi
       while IFS= read -r path; do
         [ -n "$path" ] || continue
         mkdir -p "$ARTIFACTS/nodes/$node"
