@@ -9,6 +9,7 @@
 # is the mirror reachable, never from the VMs (vagrant/artifacts/kubernetes/build.sh; a cache
 # hit unless its recipe changed).
 # Then the provider benchmark (HL_LIBVIRT_BENCH=0 skips it) into test-results/bench.json ("libvirt").
+# HL_IT_GREP=PATTERN runs only the tests whose title matches (mocha --grep), e.g. "libvirt-kubeadm".
 # shellcheck disable=SC2317 # the functions run through step() and the EXIT trap
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -193,7 +194,8 @@ run_test() {
   set +e
   in_ns env HL_LIBVIRT_IT=1 CI=true LAB_HOME="$work/lab" RESULTS_DIR="$PWD/test-results/libvirt" \
     HL_IT_BRIDGE="$BRIDGE" HL_IT_SSH_URI="qemu+ssh://root@127.0.0.1:$SSH_PORT/system?keyfile=$work/id_ed25519" \
-    HL_IT_ARTIFACTS="$ARTIFACTS" npx mocha --import=tsx --timeout 0 lab/providers/libvirt/libvirt-integration.test.ts
+    HL_IT_ARTIFACTS="$ARTIFACTS" npx mocha --import=tsx --timeout 0 ${HL_IT_GREP:+--grep "$HL_IT_GREP"} \
+    lab/providers/libvirt/libvirt-integration.test.ts
   test_rc=$?
   set -e
   local dir dest

@@ -99,7 +99,14 @@ export function kubeadmInitDocuments(
       }),
     },
     // The harness gives every node the pod CIDR of the plan instead of the allocator's choice.
-    controllerManager: { extraArgs: extraArgs(api, { 'allocate-node-cidrs': 'false' }) },
+    // One control plane (controlPlaneOf), so leader election has no rival to arbitrate; with it,
+    // a lease renewal slower than its 10 s deadline (QEMU-emulated VMs) made the controller
+    // manager exit ("leaderelection lost"), and the workers' TLS bootstrap waited 4 of kubeadm
+    // join's 5 minutes for the restarted one to sign their certificates.
+    controllerManager: {
+      extraArgs: extraArgs(api, { 'allocate-node-cidrs': 'false', 'leader-elect': 'false' }),
+    },
+    scheduler: { extraArgs: extraArgs(api, { 'leader-elect': 'false' }) },
   };
   const kubelet = {
     apiVersion: 'kubelet.config.k8s.io/v1beta1',
