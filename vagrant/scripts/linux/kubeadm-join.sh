@@ -6,7 +6,9 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-if [[ -f /etc/kubernetes/kubelet.conf ]]; then
+# The kubelet's kubeconfig once its TLS bootstrap is done (tests point it elsewhere).
+kubelet_conf=${HL_KUBELET_CONF:-/etc/kubernetes/kubelet.conf}
+if [[ -f $kubelet_conf ]]; then
   hl_ok "already joined"
   exit 0
 fi
@@ -22,5 +24,25 @@ config=$(mktemp /run/hybrid-lab-join.XXXXXX)
 trap 'rm -f "$config"' EXIT
 sed -e "s/@HL_JOIN_TOKEN@/$token/" -e "s/@HL_JOIN_CA_HASH@/$ca_hash/" "$template" >"$config"
 grep -q '@HL_JOIN_' "$config" && hl_die "$template has a secret placeholder the script did not fill"
-kubeadm join --config "$config"
-hl_changed "joined $HL_CONTROL_PLANE_ENDPOINT as $HL_NODE_NAME"
+if kubeadm join --config "$config"; then
+  hl_changed "joined $HL_CONTROL_PLANE_ENDPOINT as $HL_NODE_NAME"
+  exit 0
+fi
+# A worker's join has one API call left after the TLS bootstrap: annotating its Node with its CRI
+# socket ("uploading crisocket"), with the new kubelet.conf. kubeadm 1.20 makes that PATCH once:
+# an answer slower than its 10 s client timeout (an API server under QEMU emulation) fails the
+# join of a node that is already in the cluster. Here that call is made again, as kubeadm made
+# it, until the API server answers.
+[[ -f $kubelet_conf ]] || hl_die "kubeadm join failed before the kubelet had its certificate"
+socket=$(sed -n 's/^  criSocket: *//p' "$template")
+[[ -n $socket ]] || hl_die "$template has no nodeRegistration.criSocket"
+hl_log "kubeadm join failed after the TLS bootstrap; annotating node $HL_NODE_NAME with its CRI socket"
+for attempt in 1 2 3 4 5 6; do
+  if kubectl --kubeconfig "$kubelet_conf" --request-timeout=30s annotate --overwrite \
+    node "$HL_NODE_NAME" "kubeadm.alpha.kubernetes.io/cri-socket=$socket"; then
+    hl_changed "joined $HL_CONTROL_PLANE_ENDPOINT as $HL_NODE_NAME (CRI socket annotation: attempt $attempt)"
+    exit 0
+  fi
+  sleep 10
+done
+hl_die "node $HL_NODE_NAME joined but its CRI socket annotation was refused 6 times"
