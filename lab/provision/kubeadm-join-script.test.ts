@@ -44,6 +44,7 @@ describe('kubeadm-join.sh (stub kubeadm and kubectl)', () => {
     writeFileSync(calls, '');
     const stubs: Record<string, string> = {
       kubeadm: `echo "kubeadm $*" >>'${calls}'
+[ "$1" = reset ] && exit 0
 ${bootstrapped ? `echo kubeconfig >'${kubeletConf}'` : ''}
 [ ${kubeadmExit} -eq 0 ] || echo '${PATCH_TIMED_OUT}' >&2
 exit ${kubeadmExit}`,
@@ -111,11 +112,19 @@ n=$(grep -c '^kubectl' '${calls}')
     );
   });
 
-  it('fails a join that failed before the kubelet had its certificate, with no annotation tried', () => {
+  it('undoes and makes again a join that failed before the kubelet had its certificate, 3 times, then fails', () => {
     const r = run(1, false, 0);
     expect(r.status).to.equal(1);
     expect(r.out).to.include('kubeadm join failed before the kubelet had its certificate');
-    expect(r.calls.filter((c) => c.startsWith('kubectl'))).to.deep.equal([]);
+    expect(r.calls.map((c) => c.replace(/\/run\/hybrid-lab-join\.\w+/, 'CONFIG'))).to.deep.equal([
+      'kubeadm join --config CONFIG',
+      'kubeadm reset -f',
+      'sleep 10',
+      'kubeadm join --config CONFIG',
+      'kubeadm reset -f',
+      'sleep 10',
+      'kubeadm join --config CONFIG',
+    ]);
   });
 
   it('fails when the API server refuses the annotation every time', () => {

@@ -24,10 +24,20 @@ config=$(mktemp /run/hybrid-lab-join.XXXXXX)
 trap 'rm -f "$config"' EXIT
 sed -e "s/@HL_JOIN_TOKEN@/$token/" -e "s/@HL_JOIN_CA_HASH@/$ca_hash/" "$template" >"$config"
 grep -q '@HL_JOIN_' "$config" && hl_die "$template has a secret placeholder the script did not fill"
-if kubeadm join --config "$config"; then
-  hl_changed "joined $HL_CONTROL_PLANE_ENDPOINT as $HL_NODE_NAME"
-  exit 0
-fi
+# kubeadm 1.20's API calls have a 10 s client timeout, and some are made once: a join that fails
+# before the kubelet has its certificate (the node is not in the cluster yet) is undone with
+# `kubeadm reset` and made again, up to 3 times (the QEMU lab's API server once took over 10 s to
+# answer kubeadm's "get Node" check).
+for try in 1 2 3; do
+  if kubeadm join --config "$config"; then
+    hl_changed "joined $HL_CONTROL_PLANE_ENDPOINT as $HL_NODE_NAME"
+    exit 0
+  fi
+  [[ ! -f $kubelet_conf && $try -lt 3 ]] || break
+  hl_log "kubeadm join failed before the TLS bootstrap (try $try of 3); kubeadm reset, then again"
+  kubeadm reset -f
+  sleep 10
+done
 # A worker's join has one API call left after the TLS bootstrap: annotating its Node with its CRI
 # socket ("uploading crisocket"), with the new kubelet.conf. kubeadm 1.20 makes that PATCH once:
 # an answer slower than its 10 s client timeout (an API server under QEMU emulation) fails the
