@@ -24,26 +24,22 @@ config=$(mktemp /run/hybrid-lab-join.XXXXXX)
 trap 'rm -f "$config"' EXIT
 sed -e "s/@HL_JOIN_TOKEN@/$token/" -e "s/@HL_JOIN_CA_HASH@/$ca_hash/" "$template" >"$config"
 grep -q '@HL_JOIN_' "$config" && hl_die "$template has a secret placeholder the script did not fill"
-# kubeadm 1.20's API calls have a 10 s client timeout, and some are made once: a join that fails
-# before the kubelet has its certificate (the node is not in the cluster yet) is undone with
-# `kubeadm reset` and made again, up to 3 times (the QEMU lab's API server once took over 10 s to
-# answer kubeadm's "get Node" check).
-for try in 1 2 3; do
-  if kubeadm join --config "$config"; then
-    hl_changed "joined $HL_CONTROL_PLANE_ENDPOINT as $HL_NODE_NAME"
-    exit 0
-  fi
-  [[ ! -f $kubelet_conf && $try -lt 3 ]] || break
-  hl_log "kubeadm join failed before the TLS bootstrap (try $try of 3); kubeadm reset, then again"
+if kubeadm join --config "$config"; then
+  hl_changed "joined $HL_CONTROL_PLANE_ENDPOINT as $HL_NODE_NAME"
+  exit 0
+fi
+# kubeadm 1.20's API calls have a 10 s client timeout, and some are made once (the QEMU lab's API
+# server once took longer to answer its "get Node" check). Before the TLS bootstrap the node is
+# not in the cluster: the join is undone, and the harness runs this step again (its retries).
+if [[ ! -f $kubelet_conf ]]; then
   kubeadm reset -f
-  sleep 10
-done
+  hl_die "kubeadm join failed before the kubelet had its certificate; undone with kubeadm reset" "$HL_EXIT_TRANSIENT"
+fi
 # A worker's join has one API call left after the TLS bootstrap: annotating its Node with its CRI
 # socket ("uploading crisocket"), with the new kubelet.conf. kubeadm 1.20 makes that PATCH once:
 # an answer slower than its 10 s client timeout (an API server under QEMU emulation) fails the
 # join of a node that is already in the cluster. Here that call is made again, as kubeadm made
-# it, until the API server answers.
-[[ -f $kubelet_conf ]] || hl_die "kubeadm join failed before the kubelet had its certificate"
+# it, until the API server answers (not by the harness's retries: a re-run finds a joined node).
 socket=$(sed -n 's/^  criSocket: *//p' "$template")
 [[ -n $socket ]] || hl_die "$template has no nodeRegistration.criSocket"
 hl_log "kubeadm join failed after the TLS bootstrap; annotating node $HL_NODE_NAME with its CRI socket"
