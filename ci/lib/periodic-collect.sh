@@ -79,7 +79,8 @@ collect_libvirt() {
     log "virsh is not installed; no domain XML"
     return 0
   fi
-  local entry hv where uri out err files xml domain node path
+  local entry hv where uri out err files xml domain node path xmllint=true
+  command -v xmllint >/dev/null || xmllint=false
   for entry in "${HYPERVISORS[@]}"; do
     read -r hv where uri <<<"$entry"
     out="$ARTIFACTS/libvirt/$hv"
@@ -102,7 +103,7 @@ collect_libvirt() {
         log "$domain: console log stays on remote hypervisor $hv ($uri)"
         continue
       fi
-      if ! command -v xmllint >/dev/null; then
+      if [ "$xmllint" = false ]; then
         log "$domain: xmllint is not installed; its console log paths cannot be read"
         continue
       fi
