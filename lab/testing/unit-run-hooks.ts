@@ -1,9 +1,18 @@
 /**
  * Root hooks of `npm run test:unit`: the run must leave the work tree as it found it (no file
- * a test wrote into the checkout) and no hybrid-lab network namespace.
+ * a test wrote into the checkout) and no hybrid-lab network namespace. Every temporary folder
+ * the tests make (`os.tmpdir()`, here and in their child processes) goes into one folder of
+ * the run, removed at its end.
  */
 import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+const runTmp = mkdtempSync(join(tmpdir(), 'hl-unit-'));
+chmodSync(runTmp, 0o1777); // as /tmp: a test may hand a folder to another user
+process.env.TMPDIR = runTmp;
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -39,6 +48,11 @@ export const mochaHooks = {
     before = snapshot();
   },
   afterAll(): void {
+    // Never through a mount a test left (it would delete what the mount shows): keep the folder.
+    const mounted = readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .some((l) => l.split(' ')[4]?.startsWith(runTmp));
+    if (!mounted) rmSync(runTmp, { recursive: true, force: true });
     if (before === undefined) return;
     const after = snapshot();
     const added = (was: Set<string>, now: Set<string>) => [...now].filter((x) => !was.has(x));
