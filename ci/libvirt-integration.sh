@@ -192,6 +192,7 @@ start_daemons() {
 
 run_test() {
   mkdir -p "$work/lab" test-results/libvirt
+  rm -f test-results/libvirt/*-bench.json # figures of an earlier run are not this run's
   chmod 755 "$work" "$work/lab"
   set +e
   in_ns env HL_LIBVIRT_IT=1 CI=true LAB_HOME="$work/lab" RESULTS_DIR="$PWD/test-results/libvirt" \
