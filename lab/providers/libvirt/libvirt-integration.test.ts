@@ -1,8 +1,9 @@
 /**
  * Issues 5 and 19 end to end on real VMs (QEMU): on two hypervisor entries (qemu:///system and
- * qemu+ssh://), the libvirt-emulated preset with the conformance suite, then the libvirt-kubeadm
- * preset — real Kubernetes 1.20.2 from the artifact cache, the VMs with no way out — provisioned
- * twice, snapshotted and restored, and the suite on it; `lab down` leaving nothing each time, and
+ * qemu+ssh://), the libvirt-emulated preset, snapshotted and restored, with the conformance suite
+ * on the restored lab; where KVM works (or with HL_IT_KUBEADM=1) the libvirt-kubeadm preset —
+ * real Kubernetes 1.20.2 from the artifact cache, the VMs with no way out — provisioned twice,
+ * snapshotted and restored, and the suite on it; `lab down` leaving nothing each time, and
  * `lab reap` after the harness was killed while provisioning. Runs inside the namespace
  * ci/libvirt-integration.sh sets up; skips with the reason anywhere else.
  */
