@@ -54,7 +54,7 @@ n=$(grep -c '^kubectl' '${calls}')
       sleep: `echo "sleep $*" >>'${calls}'`,
     };
     const bin = join(dir, 'bin');
-    mkdirSync(bin);
+    mkdirSync(bin, { recursive: true });
     for (const [name, body] of Object.entries(stubs)) {
       writeFileSync(join(bin, name), `#!/usr/bin/env bash\n${body}\n`);
       chmodSync(join(bin, name), 0o755);
@@ -129,6 +129,18 @@ n=$(grep -c '^kubectl' '${calls}')
     expect(r.status).to.equal(1);
     expect(r.calls.filter((c) => c.startsWith('kubectl'))).to.have.length(6);
     expect(r.out).to.include('node lin1 joined but its CRI socket annotation was refused 6 times');
+  });
+
+  it('makes the annotation an earlier run gave up on, then has nothing left to do', () => {
+    expect(run(1, true, 99).status).to.equal(1);
+    const again = run(0, true, 0);
+    expect(again.status, again.out).to.equal(0);
+    expect(again.calls).to.deep.equal([annotate()]);
+    expect(again.out).to.include('an earlier run did not get its CRI socket annotation made');
+    expect(again.out).to.include('(CRI socket annotation: attempt 1)');
+    const third = run(0, true, 0);
+    expect(third.out).to.include('hl: ok: already joined');
+    expect(third.calls).to.deep.equal(['']);
   });
 
   it('does nothing on a node that has joined', () => {
