@@ -128,6 +128,9 @@ refuse_foreign_libvirtd() {
     log "a libvirt daemon already runs on this machine; this test starts its own in a namespace"
     exit 1
   fi
+  # The work folder (ssh key, kubeconfigs, logs) of a run killed before its cleanup; no run is
+  # going on (no libvirt daemon), so none is in use.
+  rm -rf /tmp/hlci-virt.*
 }
 
 build_artifacts() {
