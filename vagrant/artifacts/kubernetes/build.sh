@@ -22,7 +22,8 @@ SUITE=bookworm
 GO_BIN=/usr/lib/go-1.19/bin
 # The one fix: vendored reflect2 v1.0.1 crashes under Go >= 1.18; Debian ships v1.0.2.
 REFLECT2_DEB=/usr/share/gocode/src/github.com/modern-go/reflect2
-BUILD_PACKAGES=(golang-1.19-go golang-github-modern-go-reflect2-dev dpkg-dev debootstrap gcc libc6-dev make file)
+# rsync: Kubernetes' hack/ scripts copy generated files with it (make generated_files fails without).
+BUILD_PACKAGES=(golang-1.19-go golang-github-modern-go-reflect2-dev dpkg-dev debootstrap gcc libc6-dev make file rsync)
 # What every debootstrap-based image needs: kube-proxy iptables and conntrack, agnhost curl and
 # ping (the suite's ICMP cells).
 BASE_PACKAGES=iptables,conntrack,curl,iputils-ping
