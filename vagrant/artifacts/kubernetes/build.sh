@@ -142,23 +142,25 @@ phase_end() {
   fi
 }
 
-# --- private apt: own sources list, lists and archives; /etc/apt stays untouched
+# --- private apt: own sources list, lists and archives; /etc/apt stays untouched. Its dpkg status
+# is empty: what this host has installed (a newer libssl3 from bookworm-security, say) must not
+# pick the versions staged for the nodes, which must come from the recipe's own sources.
 APT_DIR=$KEEP/apt
 # apt_private apt-get|apt-cache ARGS...
 apt_private() {
   local tool=$1
   shift
   "$tool" -q -o Dir::Etc::sourcelist="$APT_DIR/sources.list" -o Dir::Etc::sourceparts=- \
-    -o Dir::State::Lists="$APT_DIR/lists" -o Dir::Cache="$APT_DIR/cache" \
-    -o APT::Sandbox::User=root "$@"
+    -o Dir::State::Lists="$APT_DIR/lists" -o Dir::State::status="$APT_DIR/status" \
+    -o Dir::Cache="$APT_DIR/cache" -o APT::Sandbox::User=root "$@"
 }
 
 # The Debian packages VM nodes install with no way out, with a Packages index, into the tree.
 # The staging script runs apt-get and apt-cache: APT_CONFIG hands them the private configuration.
 stage_debs() {
   local conf=$WORK/apt-private.conf
-  printf 'Dir::Etc::sourcelist "%s";\nDir::Etc::sourceparts "-";\nDir::State::Lists "%s";\nDir::Cache "%s";\nAPT::Sandbox::User "root";\n' \
-    "$APT_DIR/sources.list" "$APT_DIR/lists" "$APT_DIR/cache" >"$conf"
+  printf 'Dir::Etc::sourcelist "%s";\nDir::Etc::sourceparts "-";\nDir::State::Lists "%s";\nDir::State::status "%s";\nDir::Cache "%s";\nAPT::Sandbox::User "root";\n' \
+    "$APT_DIR/sources.list" "$APT_DIR/lists" "$APT_DIR/status" "$APT_DIR/cache" >"$conf"
   APT_CONFIG=$conf bash "$STAGE_DEBS" "$OUT" >"$WORK/logs/stage-debs.log" 2>&1 ||
     { tail -20 "$WORK/logs/stage-debs.log" >&2; die "staging the nodes' Debian packages failed"; }
 }
@@ -184,6 +186,7 @@ install_build_packages() {
 
 fetch_sources() {
   mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial" "$KEEP/downloads"
+  : >"$APT_DIR/status"
   printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\ndeb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
     "$MIRROR" "$SUITE" "$MIRROR" "$SUITE" >"$APT_DIR/sources.list"
   apt_private apt-get update >"$WORK/logs/apt-update.log" 2>&1 ||
