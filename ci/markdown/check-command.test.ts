@@ -108,6 +108,7 @@ describe('checking a documented command', function () {
       'ci/periodic.sh',
     );
     expect(await check('apt-get install -y iproute2 tini')).to.equal('apt-get install 2 packages');
+    expect(await check('apt-get update -qq')).to.equal('apt-get update');
   });
 
   it('fails what they do not', async function () {

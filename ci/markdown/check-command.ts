@@ -119,20 +119,26 @@ function shellScript(
   return file;
 }
 
-/** `apt-get install -y PACKAGE…`: every package one apt can install. */
+/** The apt-get options a documented command may use. */
+const APT_OPTIONS = ['-y', '-q', '-qq', '--no-install-recommends'];
+
+/** `apt-get update`, `apt-get install -y PACKAGE…`: every package one apt can install. */
 function aptGet(argv: readonly string[], ctx: CommandContext): string {
   const [, verb, ...rest] = argv;
-  if (verb !== 'install') throw new Error(`apt-get ${verb}: only install is shown`);
+  const options = rest.filter((w) => w.startsWith('-'));
+  const unknownOptions = options.filter((o) => !APT_OPTIONS.includes(o));
+  if (unknownOptions.length > 0)
+    throw new Error(`apt-get options not checked: ${unknownOptions.join(' ')}`);
   const packages = rest.filter((w) => !w.startsWith('-'));
-  const options = rest.filter((w) => w.startsWith('-') && w !== '-y');
-  if (options.length > 0) throw new Error(`apt-get options not checked: ${options.join(' ')}`);
+  if (verb === 'update' && packages.length === 0) return 'apt-get update';
+  if (verb !== 'install')
+    throw new Error(`apt-get ${verb ?? ''}: only update and install are shown`);
   const known = ctx.installable(packages);
   const unknown = packages.filter((p) => !known.has(p));
   if (unknown.length > 0)
     throw new Error(`apt has no candidate for ${unknown.join(' ')} (empty lists? apt-get update)`);
   return `apt-get install ${packages.length} packages`;
 }
-
 /** `xmllint --noout --schema XSD FILE`: the schema is the repository's. */
 function xmllint(argv: readonly string[], ctx: CommandContext): string {
   const { values, positionals } = parseArgs({
