@@ -18,7 +18,7 @@ const KUBEADM_IMAGES = [
 
 /**
  * The cache of the default kubeadm plan (Kubernetes 1.30.4, a Windows node, flannel vxlan) as
- * the README's "Artifact cache" lays it out: written down here, not taken from the catalogue
+ * docs/kubeadm.md's "Artifact cache" lays it out: written down here, not taken from the catalogue
  * the preflight reads, so a file the catalogue drops, renames or adds is caught.
  */
 const LAYOUT = [

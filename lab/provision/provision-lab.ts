@@ -134,7 +134,7 @@ export async function provision(
       {
         node: '-',
         step: 'preflight',
-        hint: 'stage them as README "Artifact cache" describes (where to get each: `npm run lab -- provision --preflight`)',
+        hint: 'stage them as docs/kubeadm.md "Artifact cache" describes (where to get each: `npm run lab -- provision --preflight`)',
       },
     );
   }

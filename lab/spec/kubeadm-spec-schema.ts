@@ -21,7 +21,7 @@ export const ArtifactsSpecSchema = z
         .describe('Base URL of the same layout; the nodes download from it.'),
     }),
   ])
-  .describe('Artifact cache: exactly one of dir or url (see README "Artifact cache").');
+  .describe('Artifact cache: exactly one of dir or url (see docs/kubeadm.md, "Artifact cache").');
 
 /** 1.6 or later: the HostProcess containers of Windows nodes (kube-proxy, flannel) need it. */
 const containerdVersion = version.refine(
