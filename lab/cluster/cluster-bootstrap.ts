@@ -93,20 +93,24 @@ export async function startExternalEcho(
  * host-network pod (HostProcess on Windows) runs on a real cluster.
  */
 async function startHostNetexecs(cluster: EmulatedCluster): Promise<Record<string, number>> {
-  const { hosts, plan } = cluster;
   const started = await Promise.all(
-    plan.nodes.map(async (node) => {
-      const runtime = hosts.pods(node.name);
-      const { pid } = await runtime.start(
-        hosts.nodeNetns(node.name),
-        netexecArgv(node.name, runtime.workloads, undefined, HOST_NETEXEC_PORTS),
-        join(runtime.dataDir ?? cluster.dir, 'logs', `host-netexec-${node.name}.log`),
-        READY_LINE,
-      );
-      return [node.name, pid] as const;
-    }),
+    cluster.plan.nodes.map(
+      async (node) => [node.name, await startHostNetexec(cluster, node.name)] as const,
+    ),
   );
   return Object.fromEntries(started);
+}
+
+/** Starts `node`'s host-network netexec (at bring-up, and when the node boots again); its pid. */
+export async function startHostNetexec(cluster: EmulatedCluster, node: string): Promise<number> {
+  const runtime = cluster.hosts.pods(node);
+  const { pid } = await runtime.start(
+    cluster.hosts.nodeNetns(node),
+    netexecArgv(node, runtime.workloads, undefined, HOST_NETEXEC_PORTS),
+    join(runtime.dataDir ?? cluster.dir, 'logs', `host-netexec-${node}.log`),
+    READY_LINE,
+  );
+  return pid;
 }
 
 /**

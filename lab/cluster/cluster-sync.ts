@@ -58,7 +58,10 @@ export function dnsPod(state: ClusterState): PodRecord | undefined {
  * policy as Cluster where a fault says it ignores it.
  */
 function servicesSeenBy(node: string, state: ClusterState): ServiceEndpoints[] {
+  // Restarted by a kube-proxy that rebuilds nothing (fault injection): no Service is programmed.
+  if (state.proxyUnprogrammed?.includes(node) === true) return [];
   const stale = state.staleProxy?.[node] ?? [];
+  const pinnedDns = state.pinnedDns?.[node];
   const clusterOnly = state.ignoresLocalPolicy?.includes(node) === true;
   const kept = state.keptEndpoints?.[node];
   return state.services.map((service) => {
@@ -69,7 +72,8 @@ function servicesSeenBy(node: string, state: ClusterState): ServiceEndpoints[] {
         .map((p) => p.ip);
     const key = `${service.namespace}/${service.name}`;
     // A node that keeps endpoints remembers what it programmed, and programs it again.
-    const endpoints = kept === undefined ? live : [...new Set([...(kept[key] ?? []), ...live])];
+    const remembered = kept === undefined ? live : [...new Set([...(kept[key] ?? []), ...live])];
+    const endpoints = pinnedDns !== undefined && isClusterDns(service) ? pinnedDns : remembered;
     if (kept !== undefined) kept[key] = endpoints;
     return {
       service:
@@ -79,6 +83,13 @@ function servicesSeenBy(node: string, state: ClusterState): ServiceEndpoints[] {
       endpoints,
     };
   });
+}
+
+/** The cluster DNS Service (kube-system/kube-dns, made by the lab). */
+export function isClusterDns(service: { namespace: string; name: string; system?: boolean }) {
+  return (
+    service.system === true && service.namespace === 'kube-system' && service.name === 'kube-dns'
+  );
 }
 
 async function syncRules(ctx: SyncContext, state: ClusterState, force: boolean): Promise<void> {
@@ -95,7 +106,8 @@ async function syncRules(ctx: SyncContext, state: ClusterState, force: boolean):
       }
       const flows = udpFlows(services);
       const gone = (state.applied.udpFlows?.[node.name] ?? []).filter((f) => !flows.includes(f));
-      await forgetUdpFlows(shell, gone);
+      // A node whose kube-proxy keeps stale UDP entries (fault injection) forgets nothing.
+      if (state.keepsUdpFlows?.includes(node.name) !== true) await forgetUdpFlows(shell, gone);
       state.applied.udpFlows = { ...state.applied.udpFlows, [node.name]: flows };
     }),
   );

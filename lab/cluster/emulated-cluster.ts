@@ -20,9 +20,17 @@ import {
   type ServiceRecord,
   type ServiceSpec,
 } from './control/cluster-state.ts';
-import { syncDataplane, zoneFileOn, type SyncContext } from './cluster-sync.ts';
+import {
+  dnsPod,
+  isClusterDns,
+  syncDataplane,
+  zoneFileOn,
+  type SyncContext,
+} from './cluster-sync.ts';
 import { podNamespace, podVeth } from './dataplane/names.ts';
 import { attachPod } from './dataplane/pod-network-attach.ts';
+import { applyNodeRules, renderNodeRules } from './dataplane/node-rules.ts';
+import { outboundNat } from '../cni/windows-cni-config.ts';
 import { readWindowsCni, writeWindowsCni } from './dataplane/windows-cni-files.ts';
 import {
   READY_LINE,
@@ -40,6 +48,9 @@ export interface CreatedService {
   nodePorts: Record<string, number>;
 }
 
+/** Fault lists of the cluster state that hold node names. */
+export type NodeFlag = 'proxyRestartBroken' | 'keepsUdpFlows';
+
 export interface ServiceInfo extends ServiceRecord {
   endpoints: string[];
 }
@@ -52,7 +63,8 @@ export interface ClusterListing {
 
 export class EmulatedCluster {
   readonly store: ClusterStateStore;
-  private readonly sync: SyncContext;
+  /** What a dataplane sync needs (node actions and fault injection sync through it too). */
+  readonly sync: SyncContext;
 
   constructor(
     readonly plan: LabPlan,
@@ -90,19 +102,7 @@ export class EmulatedCluster {
       return record;
     });
     try {
-      const node = objects.planNode(this.plan, pod.node);
-      const runtime = this.hosts.pods(node.name);
-      const windowsCni = node.os === 'windows' ? readWindowsCni(this.dir, node) : undefined;
-      await runtime.createSandbox(
-        pod.netns,
-        renderResolvConf(podDnsConfig(this.plan, node, pod.namespace, windowsCni)),
-      );
-      await attachPod(this.hosts.shell(node.name), this.plan, node, pod);
-      const argv =
-        program === 'dns'
-          ? dnsServerArgv(zoneFileOn(runtime, this.dir), pod.ip, runtime.workloads)
-          : netexecArgv(pod.hostname ?? pod.name, runtime.workloads);
-      const { pid } = await runtime.start(pod.netns, argv, pod.logFile, READY_LINE);
+      const pid = await this.#launch(pod);
       return await this.store.update(async (state) => {
         const record = objects.findPod(state, pod.namespace, pod.name);
         if (record === undefined)
@@ -120,6 +120,82 @@ export class EmulatedCluster {
       });
       throw error;
     }
+  }
+
+  /** A pod's sandbox (namespace, resolv.conf), its wiring to the node, its program; returns the pid. */
+  async #launch(pod: PodRecord): Promise<number> {
+    const node = objects.planNode(this.plan, pod.node);
+    const runtime = this.hosts.pods(node.name);
+    const windowsCni = node.os === 'windows' ? readWindowsCni(this.dir, node) : undefined;
+    await runtime.createSandbox(
+      pod.netns,
+      renderResolvConf(podDnsConfig(this.plan, node, pod.namespace, windowsCni)),
+    );
+    await attachPod(this.hosts.shell(node.name), this.plan, node, pod);
+    const argv =
+      pod.program === 'dns'
+        ? dnsServerArgv(zoneFileOn(runtime, this.dir), pod.ip, runtime.workloads)
+        : netexecArgv(pod.hostname ?? pod.name, runtime.workloads);
+    const { pid } = await runtime.start(pod.netns, argv, pod.logFile, READY_LINE);
+    return pid;
+  }
+
+  /**
+   * Brings back the pods of `node` whose sandboxes are gone (a rebooted node), each at its
+   * address, in a new sandbox; the dataplane is synced once they run.
+   */
+  async restartPodsOn(node: string): Promise<void> {
+    const pods = this.store.read().pods.filter((p) => p.node === node && p.phase !== 'Terminating');
+    const started = await Promise.all(
+      pods.map(async (pod) => ({ pod, pid: await this.#launch(pod) })),
+    );
+    await this.store.update(async (state) => {
+      for (const { pod, pid } of started) {
+        const record = objects.findPod(state, pod.namespace, pod.name);
+        if (record !== undefined) Object.assign(record, { pid, phase: 'Running' });
+      }
+      await syncDataplane(this.sync, state);
+    });
+  }
+
+  /**
+   * Restarts `node`'s kube-proxy: it programs every Service again from the cluster state (on a
+   * Windows node after deleting its load-balancer policies first, as kube-proxy does there).
+   * With its restart broken (fault injection), it comes back programming nothing.
+   */
+  async restartKubeProxy(node: string): Promise<void> {
+    const planned = objects.planNode(this.plan, node);
+    await this.store.update(async (state) => {
+      if (planned.os === 'windows') {
+        const policy = outboundNat(readWindowsCni(this.dir, planned));
+        await applyNodeRules(
+          this.hosts.shell(node),
+          renderNodeRules(this.plan, planned, [], policy),
+        );
+      }
+      if (state.proxyRestartBroken?.includes(node) === true)
+        state.proxyUnprogrammed = [...new Set([...(state.proxyUnprogrammed ?? []), node])];
+      state.applied.rules[node] = '';
+      await syncDataplane(this.sync, state);
+    });
+  }
+
+  /**
+   * Moves the cluster DNS pod to `node`, as its controller does when the pod is deleted: the pod
+   * goes, a new one (a new address, on that node's pod CIDR) starts there, every node is synced.
+   */
+  async moveDnsPod(node: string): Promise<void> {
+    objects.planNode(this.plan, node);
+    const old = await this.store.update(async (state) => {
+      const pod = dnsPod(state);
+      if (pod === undefined) throw new ProviderError(`lab ${this.plan.id} has no cluster DNS pod`);
+      pod.phase = 'Terminating';
+      await syncDataplane(this.sync, state);
+      return pod;
+    });
+    await this.removePods([old]);
+    const { name, namespace, labels } = old;
+    await this.startPod({ name, namespace, labels, node }, 'dns', true);
   }
 
   async deletePod(name: string, namespace: string): Promise<void> {
@@ -324,6 +400,60 @@ export class EmulatedCluster {
       else delete state.keptEndpoints;
       await syncDataplane(this.sync, state);
     });
+  }
+
+  /** Whether `node` is in a fault list of the cluster state (fault injection). */
+  nodeFlag(flag: NodeFlag, node: string): boolean {
+    objects.planNode(this.plan, node);
+    return this.store.read()[flag]?.includes(node) === true;
+  }
+
+  /**
+   * Puts `node` in (or takes it out of) a fault list, and re-syncs. Out of `proxyRestartBroken`,
+   * a kube-proxy that came back without rules programs them again (the heal restarts it right).
+   */
+  async setNodeFlag(flag: NodeFlag, node: string, on: boolean): Promise<void> {
+    objects.planNode(this.plan, node);
+    await this.store.update(async (state) => {
+      const others = (state[flag] ?? []).filter((n) => n !== node);
+      const nodes = on ? [...others, node] : others;
+      if (nodes.length > 0) state[flag] = nodes;
+      else if (flag === 'keepsUdpFlows') delete state.keepsUdpFlows;
+      else delete state.proxyRestartBroken;
+      if (flag === 'proxyRestartBroken' && !on) {
+        const left = (state.proxyUnprogrammed ?? []).filter((n) => n !== node);
+        if (left.length > 0) state.proxyUnprogrammed = left;
+        else delete state.proxyUnprogrammed;
+      }
+      await syncDataplane(this.sync, state);
+    });
+  }
+
+  /** The DNS endpoints `node` is pinned to (fault injection), or undefined. */
+  pinnedDns(node: string): string[] | undefined {
+    objects.planNode(this.plan, node);
+    return this.store.read().pinnedDns?.[node];
+  }
+
+  /** Pins `node`'s cluster DNS to the DNS endpoints of now (`pin`), or to none again; re-syncs. */
+  async setPinnedDns(node: string, pin: readonly string[] | undefined): Promise<void> {
+    objects.planNode(this.plan, node);
+    await this.store.update(async (state) => {
+      const others = Object.fromEntries(
+        Object.entries(state.pinnedDns ?? {}).filter(([name]) => name !== node),
+      );
+      const pinned = pin === undefined ? others : { ...others, [node]: [...pin] };
+      if (Object.keys(pinned).length > 0) state.pinnedDns = pinned;
+      else delete state.pinnedDns;
+      await syncDataplane(this.sync, state);
+    });
+  }
+
+  /** The cluster DNS Service's endpoints as every unpinned node programs them. */
+  clusterDnsEndpoints(): string[] {
+    const state = this.store.read();
+    const service = state.services.find(isClusterDns);
+    return service === undefined ? [] : objects.endpointIps(service, state);
   }
 
   /** Re-applies every node's rules and the zone, changed or not. */

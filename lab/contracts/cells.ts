@@ -28,6 +28,11 @@ export const ROW_KINDS = [
   'dns',
   'dns-tcp',
   'churn',
+  'long-lived-pod-to-pod',
+  'long-lived-pod-to-service',
+  'long-lived-outbound-nat',
+  'udp-conntrack',
+  'twin-services',
 ] as const;
 export type RowKind = (typeof ROW_KINDS)[number];
 
@@ -42,6 +47,13 @@ export const CHURN_STEPS = [
   'scaled-back',
 ] as const;
 export type ChurnStep = (typeof CHURN_STEPS)[number];
+
+/**
+ * Two Services on one backend, in this order: one of them is deleted (the other must keep every
+ * endpoint answering); it is created again with the same name (it must answer again).
+ */
+export const TWIN_STEPS = ['twin-deleted', 'twin-recreated'] as const;
+export type TwinStep = (typeof TWIN_STEPS)[number];
 
 /** How a probe addresses its target. */
 export type Via = 'ip' | 'dns' | 'cluster-ip' | 'node-ip';
@@ -64,7 +76,11 @@ export type RowKey =
         | 'pod-to-host-network'
         | 'host-network-to-service'
         | 'icmp'
-        | 'churn';
+        | 'churn'
+        | 'long-lived-pod-to-pod'
+        | 'long-lived-pod-to-service'
+        | 'udp-conntrack'
+        | 'twin-services';
       from: Os;
       to: Os;
     }
@@ -78,8 +94,11 @@ export type RowKey =
    * endpoint (`nodeport-local`) or without one (`nodeport-local-none`).
    */
   | { kind: 'nodeport' | 'nodeport-udp' | 'nodeport-local' | 'nodeport-local-none'; to: Os }
-  /** Pods of `from` → outside the cluster: TCP (`outbound-nat`) or an ICMP echo (`icmp-outbound`). */
-  | { kind: 'outbound-nat' | 'icmp-outbound'; from: Os }
+  /**
+   * Pods of `from` → outside the cluster: TCP (`outbound-nat`), an ICMP echo (`icmp-outbound`),
+   * or one TCP connection held idle (`long-lived-outbound-nat`).
+   */
+  | { kind: 'outbound-nat' | 'icmp-outbound' | 'long-lived-outbound-nat'; from: Os }
   | { kind: 'dns'; from: Os; lookup: DnsLookup }
   /** A pod's own nameserver asked over TCP for a Service's fully qualified name. */
   | { kind: 'dns-tcp'; from: Os };
@@ -97,6 +116,8 @@ export type CellKey = RowKey & {
   peer?: string;
   /** Churn cells: the step after which the cell probes. */
   step?: ChurnStep;
+  /** Twin-services cells: the step after which the cell probes. */
+  twinStep?: TwinStep;
 };
 
 /** The id of a cell that is not a network path: the lab could not carry the suite. */
@@ -115,6 +136,10 @@ export function rowId(row: RowKey): string {
     case 'host-network-to-service':
     case 'icmp':
     case 'churn':
+    case 'long-lived-pod-to-pod':
+    case 'long-lived-pod-to-service':
+    case 'udp-conntrack':
+    case 'twin-services':
       return `${row.kind}/${row.from}-to-${row.to}`;
     case 'nodeport':
     case 'nodeport-udp':
@@ -126,6 +151,7 @@ export function rowId(row: RowKey): string {
     case 'outbound-nat':
     case 'icmp-outbound':
     case 'dns-tcp':
+    case 'long-lived-outbound-nat':
       return `${row.kind}/${row.from}`;
     case 'dns':
       return `dns/${row.lookup}/${row.from}`;
@@ -145,7 +171,8 @@ export function cellId(cell: CellKey): string {
     case 'large-response':
     case 'host-network-to-pod':
     case 'pod-to-host-network':
-    case 'icmp': {
+    case 'icmp':
+    case 'long-lived-pod-to-pod': {
       const placement = cell.placement ?? 'cross-node';
       const nodes = placement === 'same-node' ? node : `${node}/${cell.peer ?? 'none'}`;
       return `${row}/${placement}/${nodes}/${cell.via}`;
@@ -163,9 +190,14 @@ export function cellId(cell: CellKey): string {
     case 'host-network-to-service':
     case 'dns':
     case 'dns-tcp':
+    case 'long-lived-pod-to-service':
+    case 'long-lived-outbound-nat':
+    case 'udp-conntrack':
       return `${row}/${node}/${cell.via}`;
     case 'churn':
       return `${row}/${cell.step ?? 'none'}/${node}/${cell.via}`;
+    case 'twin-services':
+      return `${row}/${cell.twinStep ?? 'none'}/${node}/${cell.via}`;
   }
 }
 
@@ -175,9 +207,23 @@ type PodPairKind =
   | 'large-response'
   | 'host-network-to-pod'
   | 'pod-to-host-network'
-  | 'icmp';
+  | 'icmp'
+  | 'long-lived-pod-to-pod';
 const PAIR_KINDS =
-  '(pod-to-pod|pod-to-pod-udp|large-response|host-network-to-pod|pod-to-host-network|icmp)';
+  '(pod-to-pod|pod-to-pod-udp|large-response|host-network-to-pod|pod-to-host-network|icmp|long-lived-pod-to-pod)';
+type ServicePathKind =
+  | 'pod-to-service'
+  | 'pod-to-service-udp'
+  | 'host-network-to-service'
+  | 'long-lived-pod-to-service'
+  | 'udp-conntrack';
+type OutboundKind =
+  | 'hairpin'
+  | 'host-network-to-own-nodeport'
+  | 'outbound-nat'
+  | 'icmp-outbound'
+  | 'dns-tcp'
+  | 'long-lived-outbound-nat';
 type NodePortKind = Extract<RowKey, { to: Os; from?: never }>['kind'];
 const OS = '(linux|windows)';
 const VIA = '(ip|dns|cluster-ip|node-ip)';
@@ -208,10 +254,10 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
   },
   {
     pattern: new RegExp(
-      `^(pod-to-service|pod-to-service-udp|host-network-to-service)/${OS}-to-${OS}/${NODE}/${VIA}$`,
+      `^(pod-to-service|pod-to-service-udp|host-network-to-service|long-lived-pod-to-service|udp-conntrack)/${OS}-to-${OS}/${NODE}/${VIA}$`,
     ),
     key: (m) => ({
-      kind: m[1] as 'pod-to-service' | 'pod-to-service-udp' | 'host-network-to-service',
+      kind: m[1] as ServicePathKind,
       from: m[2] as Os,
       to: m[3] as Os,
       ...nodePart('node', m[4]!),
@@ -231,11 +277,10 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
   },
   {
     pattern: new RegExp(
-      `^(hairpin|host-network-to-own-nodeport|outbound-nat|icmp-outbound|dns-tcp)/${OS}/${NODE}/${VIA}$`,
+      `^(hairpin|host-network-to-own-nodeport|outbound-nat|icmp-outbound|dns-tcp|long-lived-outbound-nat)/${OS}/${NODE}/${VIA}$`,
     ),
     key: (m) => ({
-      kind: m[1] as
-        'hairpin' | 'host-network-to-own-nodeport' | 'outbound-nat' | 'icmp-outbound' | 'dns-tcp',
+      kind: m[1] as OutboundKind,
       from: m[2] as Os,
       ...nodePart('node', m[3]!),
       via: m[4] as Via,
@@ -248,6 +293,17 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
       from: m[1] as Os,
       to: m[2] as Os,
       step: m[3] as ChurnStep,
+      ...nodePart('node', m[4]!),
+      via: m[5] as Via,
+    }),
+  },
+  {
+    pattern: new RegExp(`^twin-services/${OS}-to-${OS}/(${TWIN_STEPS.join('|')})/${NODE}/${VIA}$`),
+    key: (m) => ({
+      kind: 'twin-services',
+      from: m[1] as Os,
+      to: m[2] as Os,
+      twinStep: m[3] as TwinStep,
       ...nodePart('node', m[4]!),
       via: m[5] as Via,
     }),
@@ -287,7 +343,11 @@ export function sourceOs(cell: CellKey): Os | 'external' {
 export function targetOs(cell: CellKey): Os | 'external' | 'cluster-dns' {
   if ('to' in cell) return cell.to;
   if (cell.kind === 'hairpin' || cell.kind === 'host-network-to-own-nodeport') return cell.from;
-  return cell.kind === 'outbound-nat' || cell.kind === 'icmp-outbound' ? 'external' : 'cluster-dns';
+  return cell.kind === 'outbound-nat' ||
+    cell.kind === 'icmp-outbound' ||
+    cell.kind === 'long-lived-outbound-nat'
+    ? 'external'
+    : 'cluster-dns';
 }
 
 /**

@@ -96,6 +96,23 @@ export const CellResultSchema = CellMetaSchema.extend({
   detail: z.string(),
   durationMs: z.number().min(0),
   attempts: z.number().int().min(0),
+  /**
+   * Cells probed after a change until green (disruptions, a UDP backend switch, a Service made
+   * again): how long after the change began the cell was green, against its bound.
+   */
+  recovery: z
+    .object({
+      /** The change: a disruption action (`node-reboot`) or a step (`udp-backend-switched`). */
+      after: z.string().min(1),
+      /** What it acted on: a node, `cluster`, or the OS of the Service it changed. */
+      subject: z.string().min(1),
+      /** From the start of the change to the end of the first passing probe; absent: never green. */
+      timeToGreenMs: z.number().min(0).optional(),
+      boundMs: z.number().int().min(0),
+      /** Where the bound comes from: the profile's entry, or the default. */
+      boundFrom: z.string(),
+    })
+    .optional(),
   /** Path evidence collected after the run's probes (failing cells, or all with EVIDENCE=all). */
   evidence: z
     .object({

@@ -40,6 +40,7 @@ import type {
   Workloads,
 } from '../model/lab-driver.ts';
 import { sendProbe } from '../model/lab-driver.ts';
+import { EmulatedOverTime } from './emulated-over-time.ts';
 
 const SERVICE_PORT = 80;
 
@@ -51,6 +52,8 @@ export class EmulatedDriver implements LabDriver {
    * is judged like any other (its retries leave room for a slow probe), with no settling time.
    */
   readonly churnSettleMs = 0;
+  /** Long-lived, stateful UDP and twin-service cells, and the emulated disruptions. */
+  readonly overTime: EmulatedOverTime;
   #namespace: string | undefined;
   #runId: string | undefined;
   #workloads: Workloads | undefined;
@@ -68,6 +71,11 @@ export class EmulatedDriver implements LabDriver {
       osBuilds: Object.fromEntries(plan.nodes.map((n) => [n.name, osBuild(n.os)])),
     };
     this.nodes = plan.nodes.map((n) => ({ name: n.name, os: n.os, role: n.role, ip: n.ip }));
+    this.overTime = new EmulatedOverTime(plan, cluster, () => {
+      if (this.#namespace === undefined || this.#workloads === undefined)
+        throw new Error('nothing is deployed');
+      return { namespace: this.#namespace, runId: this.#runId ?? '', workloads: this.#workloads };
+    });
   }
 
   async checkReady(): Promise<void> {

@@ -3,7 +3,9 @@
  * front. Results go into a RunRecorder; the report is written once, when the run ends —
  * normally, by a signal, or with nothing selected.
  */
-import type { RunInfo } from '../../lab/contracts/results-file.ts';
+import type { CellResult, RunInfo } from '../../lab/contracts/results-file.ts';
+import { checkDisruptionNodes } from '../disruption/over-time-settings.ts';
+import { OverTimeRun } from '../disruption/over-time-run.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
 import { MATRIX, type MatrixRow } from '../matrix/rows.ts';
 import type { LabDriver, LabInfo, Workloads } from '../model/lab-driver.ts';
@@ -43,6 +45,7 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
   try {
     settings = options.settings();
     driver = await options.openDriver(settings);
+    checkDisruptionNodes(settings.overTime.nodes, driver.nodes);
   } catch (error) {
     openError = error;
     const message = error instanceof Error ? error.message : String(error);
@@ -56,21 +59,39 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
       ? 'hybrid matrix'
       : `hybrid matrix on ${info.lab} (${info.provider}${info.emulated ? ', EMULATED' : ''})`;
   const run = settings;
+  const matrix =
+    driver === undefined || run === undefined
+      ? []
+      : expandCells(options.rows ?? MATRIX, driver.nodes);
   const cells =
     driver === undefined || run === undefined
       ? []
-      : expandCells(options.rows ?? MATRIX, driver.nodes)
+      : matrix
           .map((plan) => ({
             plan,
             expectation: expectationFor(run.profile, plan.meta.cell, driver.info),
           }))
           .filter((c) => run.selection.matches(`${suiteTitle} ${c.plan.meta.title}`));
-  recorder.plan(
-    cells.map(({ plan, expectation }) => ({
+  // Long-lived, stateful and disruption cells (specs/disruption), when the run asks for them.
+  const overTime =
+    driver !== undefined && run !== undefined && run.overTime.enabled
+      ? new OverTimeRun({
+          settings: run,
+          driver,
+          matrix,
+          selected: (title) => run.selection.matches(`${suiteTitle} ${title}`),
+          record: (result) => {
+            recorder.record(result);
+          },
+        })
+      : undefined;
+  recorder.plan([
+    ...cells.map(({ plan, expectation }) => ({
       meta: { ...plan.meta, ...expectation },
       ...(plan.skip === undefined ? {} : { skip: plan.skip }),
     })),
-  );
+    ...(overTime?.planned ?? []),
+  ]);
   if (info !== undefined) recorder.setRun(runInfo(info, run));
   let runner: CellRunner | undefined;
 
@@ -121,7 +142,12 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
             `the lab was not ready with the workloads deployed within ${run.deployTimeoutMs} ms (DEPLOY_TIMEOUT_MS)`,
           );
         runner = new CellRunner(driver, workloads, run, recorder);
+        await overTime?.open(workloads);
         runner.prefetch(cells);
+        const prefetched = runner;
+        overTime?.start(
+          Promise.allSettled(cells.map((c) => prefetched.result(c.plan, c.expectation))),
+        );
       } catch (error) {
         recorder.hookFailed('infrastructure: lab ready and workloads deployed', error);
         throw error;
@@ -152,6 +178,7 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
     after('remove the run namespace', async function () {
       this.timeout(run?.deployTimeoutMs ?? 120_000);
       try {
+        await overTime?.close();
         await driver?.cleanup();
       } catch (error) {
         recorder.hookFailed('remove the run namespace', error);
@@ -179,32 +206,54 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
           attempts: 0,
         }));
         recorder.record(result);
-        switch (result.verdict) {
-          case 'pass':
-            return;
-          case 'skipped':
-          case 'expected-failure':
-            this.skip();
-            return;
-          case 'unexpected-pass':
-            if (run!.profile.unexpectedPass === 'warn') {
-              console.warn(
-                `    UNEXPECTED PASS: ${plan.meta.title} — ${expectation.reason ?? ''}; update profile ${run!.profile.name}`,
-              );
-              return;
-            }
-            throw new Error(
-              `unexpected pass: ${plan.meta.title} works now but profile ${run!.profile.name} expects ${result.expected}; update the profile`,
-            );
-          case 'fail':
-          case 'infra-error':
-            throw new Error(
-              `expected ${result.expected}, got ${result.actual ?? 'nothing'}: ${result.detail}`,
-            );
-        }
+        settle(this, result, run!);
+      });
+    }
+
+    for (const { meta } of overTime?.planned ?? []) {
+      it(meta.title, async function () {
+        const limit = overTime!.budgetMs();
+        this.timeout(limit + 5000);
+        const result = await withDeadline(overTime!.result(meta.cell), limit, () => ({
+          ...meta,
+          verdict: 'fail' as const,
+          actual: 'error' as const,
+          detail: `no result within ${limit} ms`,
+          durationMs: limit,
+          attempts: 0,
+        }));
+        recorder.record(result);
+        settle(this, result, run!);
       });
     }
   });
+}
+
+/** Ends a cell's mocha test as its verdict says: passed, skipped (with reason), or failed. */
+function settle(test: Mocha.Context, result: CellResult, run: SuiteSettings): void {
+  switch (result.verdict) {
+    case 'pass':
+      return;
+    case 'skipped':
+    case 'expected-failure':
+      test.skip();
+      return;
+    case 'unexpected-pass':
+      if (run.profile.unexpectedPass === 'warn') {
+        console.warn(
+          `    UNEXPECTED PASS: ${result.title} — ${result.reason ?? ''}; update profile ${run.profile.name}`,
+        );
+        return;
+      }
+      throw new Error(
+        `unexpected pass: ${result.title} works now but profile ${run.profile.name} expects ${result.expected}; update the profile`,
+      );
+    case 'fail':
+    case 'infra-error':
+      throw new Error(
+        `expected ${result.expected}, got ${result.actual ?? 'nothing'}: ${result.detail}`,
+      );
+  }
 }
 
 function runInfo(info: LabInfo, settings: SuiteSettings | undefined): RunInfo {

@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { globToRegExp } from '../../lab/text/glob.ts';
 import { Outcome, type RunInfo } from '../../lab/contracts/results-file.ts';
+import { DISRUPTION_ACTIONS } from '../../lab/contracts/disruptions.ts';
 
 const PROFILES_DIR = fileURLToPath(new URL('../profiles/', import.meta.url));
 
@@ -24,6 +25,21 @@ const ProfileSchema = z.strictObject({
       when: z.strictObject({ windowsDsr: z.boolean() }).optional(),
     }),
   ),
+  /**
+   * How long after a disruption (specs/disruption) a node's cells may take to be green again,
+   * per action and OS of the disrupted node; where none matches, the phase's default.
+   */
+  recovery: z
+    .array(
+      z.strictObject({
+        action: z.enum(DISRUPTION_ACTIONS),
+        os: z.enum(['linux', 'windows']),
+        boundMs: z.number().int().positive(),
+        reason: z.string(),
+        link: z.url().optional(),
+      }),
+    )
+    .optional(),
 });
 
 export type Profile = z.output<typeof ProfileSchema>;

@@ -7,6 +7,7 @@ import {
 import { positiveIntSetting, SettingError } from '../model/settings.ts';
 import { loadProfile, type Profile } from './profile.ts';
 import { selectionFromArgv, type Selection } from './selection.ts';
+import { overTimeSettings, type OverTimeSettings } from '../disruption/over-time-settings.ts';
 
 /** Connect / probe timeout when PROBE_TIMEOUT_MS is not set. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 3000;
@@ -29,6 +30,8 @@ export interface SuiteSettings {
   kubernetes: KubernetesSettings;
   /** Which cells get path evidence (EVIDENCE: failed, all or off), and at most how many (EVIDENCE_MAX_CELLS). */
   evidence: { cells: EvidenceCells; maxCells: number };
+  /** Long-lived, stateful and disruption cells (specs/disruption): off unless asked for. */
+  overTime: OverTimeSettings;
 }
 
 export const EVIDENCE_CELLS = ['failed', 'all', 'off'] as const;
@@ -69,5 +72,6 @@ export function suiteSettings(env: NodeJS.ProcessEnv, argv: readonly string[]): 
       cells: evidenceCells(env),
       maxCells: positiveIntSetting(env, 'EVIDENCE_MAX_CELLS', 10),
     },
+    overTime: overTimeSettings(env, selection),
   };
 }

@@ -4,6 +4,7 @@ import type { ProbeSpec } from './cell-plan.ts';
 import type { PathEvidence } from '../../lab/cluster/path-evidence.ts';
 import type { ChurnStep, Os } from '../../lab/contracts/cells.ts';
 import type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
+import type { OverTimeDriver } from './over-time-driver.ts';
 
 export type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
 
@@ -152,6 +153,8 @@ export interface LabDriver extends AsyncDisposable {
    * has not passed by then fails. 0: converged when churn() returns, probed like any other cell.
    */
   readonly churnSettleMs?: number;
+  /** Held connections, stepped Services and disruptions (specs/disruption); absent: those cells are skipped. */
+  readonly overTime?: OverTimeDriver;
   /** Removes what deploy() created. Idempotent. */
   cleanup(): Promise<void>;
   /** What cleanup() has not removed yet, for a warning when it cannot be waited for. */

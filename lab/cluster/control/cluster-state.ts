@@ -112,6 +112,19 @@ export interface ClusterState {
    * load-balancer rules after an endpoint left), those endpoints per Service (`namespace/name`).
    */
   keptEndpoints?: Record<string, Record<string, string[]>>;
+  /**
+   * Nodes whose kube-proxy comes back from a restart without programming any Service (fault
+   * injection), and those that did: the second programs no Service rule until healed.
+   */
+  proxyRestartBroken?: string[];
+  proxyUnprogrammed?: string[];
+  /** Nodes whose kube-proxy never deletes the conntrack entries of gone UDP endpoints (fault injection). */
+  keepsUdpFlows?: string[];
+  /**
+   * Per node whose cluster DNS configuration keeps an old address (fault injection): the DNS
+   * endpoints it was pinned to, which it keeps sending lookups to after the DNS pod moves.
+   */
+  pinnedDns?: Record<string, string[]>;
 }
 
 const LOCK_TIMEOUT_MS = 30_000;

@@ -24,6 +24,11 @@ export function proberFiles(netns: string): { socket?: string; log: string } {
   return Buffer.byteLength(socket) <= MAX_SOCKET_PATH_BYTES ? { socket, log } : { log };
 }
 
+/** Where the connections a namespace holds (held-connection.sh) keep their FIFOs and answers. */
+export function heldDir(netns: string): string {
+  return join(PROBER_DIR, `${netns}.held`);
+}
+
 /** Names from `ip netns list` (which prints `name (id: N)` once an id is assigned). */
 export async function listNamespaces(runner: CommandRunner): Promise<string[]> {
   const result = await runner.run('ip', ['netns', 'list']);
@@ -79,6 +84,7 @@ export async function removeNamespaces(
   for (const name of names) {
     rmSync(join(ETC_NETNS, name), { recursive: true, force: true });
     for (const file of Object.values(proberFiles(name))) rmSync(file, { force: true });
+    rmSync(heldDir(name), { recursive: true, force: true });
   }
   const left = (await listNamespaces(runner)).filter((n) => names.includes(n));
   if (left.length > 0) {
@@ -103,9 +109,9 @@ export function removeOrphans(owned: (name: string) => boolean): string[] {
     removed.push(`removed ${ETC_NETNS}/${name}`);
   }
   for (const file of entries(PROBER_DIR)) {
-    const netns = /^(.+)\.(sock|log)$/.exec(file)?.[1];
+    const netns = /^(.+)\.(sock|log|held)$/.exec(file)?.[1];
     if (netns === undefined || !owned(netns)) continue;
-    rmSync(join(PROBER_DIR, file), { force: true });
+    rmSync(join(PROBER_DIR, file), { recursive: true, force: true });
     removed.push(`removed ${PROBER_DIR}/${file}`);
   }
   return removed;

@@ -14,6 +14,7 @@ export const WORKLOAD_FILES = [
   'probes.mjs',
   'probe.mjs',
   'prober.mjs',
+  'held-connection.sh',
 ] as const;
 
 /** Absolute path of a workload program, independent of the caller's working directory. */

@@ -174,6 +174,8 @@ async function main() {
   const http = createServer((req, res) => {
     reply(res, route(req, hostname));
   });
+  // agnhost's Go server keeps an idle keep-alive connection open; Node's would close it after 5 s.
+  http.keepAliveTimeout = 0;
   const udp = createSocket({ type: isIPv6(bind) ? 'udp6' : 'udp4' });
   for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT'])) {
     process.once(signal, () => {

@@ -1,0 +1,21 @@
+/** A bound on how many tasks run at once: each waits for a free slot, first come first served. */
+export class Slots {
+  readonly #queue: (() => void)[] = [];
+  #running = 0;
+
+  constructor(private readonly size: number) {}
+
+  /** Runs `task` once a slot is free. */
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#running >= this.size) {
+      await new Promise<void>((resolve) => this.#queue.push(resolve));
+    }
+    this.#running++;
+    try {
+      return await task();
+    } finally {
+      this.#running--;
+      this.#queue.shift()?.();
+    }
+  }
+}
