@@ -13,6 +13,7 @@ import {
   type RowKind,
   type Via,
 } from '../contracts/cells.ts';
+import { parseDisruptionCellId, type DisruptionAction } from '../contracts/disruptions.ts';
 
 /** What a selector looks at in a cell (a subset of the suite's CellMeta). */
 export interface CellRef {
@@ -42,6 +43,12 @@ export interface CellSelector {
   toAny?: readonly string[];
   /** Churn cells: the cell probes after one of these steps (other cells never match). */
   steps?: readonly ChurnStep[];
+  /**
+   * Disruption cells (`disruption/<action>/<subject>/<cell>`) made by one of these actions on one
+   * of these subjects (any when absent); the other fields then look at the cell it probes again.
+   * Without it, no disruption cell matches.
+   */
+  disruption?: { actions?: readonly DisruptionAction[]; subjects?: readonly string[] };
 }
 
 /** The target's nodes: a pod's node, a Service's backends; none for `-` (cluster DNS) or `outside`. */
@@ -54,6 +61,14 @@ export function targetNodes(cell: CellRef): string[] {
 
 /** Whether the selector picks the cell; a cell id outside the matrix grammar is never picked. */
 export function matchesCell(selector: CellSelector, cell: CellRef): boolean {
+  const wrapped = parseDisruptionCellId(cell.cell);
+  const wanted = selector.disruption;
+  if ((wanted === undefined) !== (wrapped === undefined)) return false;
+  if (wanted !== undefined && wrapped !== undefined) {
+    if (wanted.actions !== undefined && !wanted.actions.includes(wrapped.action)) return false;
+    if (wanted.subjects !== undefined && !wanted.subjects.includes(wrapped.subject)) return false;
+    return matchesCell({ ...selector, disruption: undefined }, { ...cell, cell: wrapped.original });
+  }
   const key = parseCellId(cell.cell);
   if (key === undefined) return false;
   if (selector.kinds !== undefined && !selector.kinds.includes(key.kind)) return false;
@@ -82,7 +97,17 @@ export function matchesCell(selector: CellSelector, cell: CellRef): boolean {
 
 /** One line for `lab faults` and the self-test report, e.g. `pod-to-pod from win1 to only cp1,lin1`. */
 export function describeSelector(selector: CellSelector): string {
-  const parts = [selector.kinds?.join('|') ?? 'any cell'];
+  const parts = [
+    ...(selector.disruption === undefined
+      ? []
+      : [
+          `after ${selector.disruption.actions?.join('|') ?? 'any disruption'}` +
+            (selector.disruption.subjects === undefined
+              ? ''
+              : ` on ${selector.disruption.subjects.join(',')}:`),
+        ]),
+    selector.kinds?.join('|') ?? 'any cell',
+  ];
   if (selector.lookup !== undefined) parts.push(selector.lookup);
   if (selector.fromOs !== undefined) parts.push(`from ${selector.fromOs}`);
   if (selector.toOs !== undefined) parts.push(`to ${selector.toOs}`);

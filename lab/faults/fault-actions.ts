@@ -213,6 +213,46 @@ export async function prepare(session: FaultSession, action: FaultAction): Promi
         apply: () => api.setKeepsEndpoints(action.node, true),
       };
     }
+    case 'sysctl': {
+      const shell = session.shell(action.node);
+      const { stdout } = await shell.exec(['sysctl', '-n', action.key]);
+      const set = (value: string) => ['sysctl', '-q', '-w', `${action.key}=${value}`];
+      return {
+        undo: [{ kind: 'shell', node: action.node, argv: set(stdout.trim()) }],
+        apply: async () => {
+          await shell.exec(set(action.value));
+        },
+      };
+    }
+    case 'proxy-restart-broken':
+    case 'udp-flows-kept': {
+      const api = cluster(session);
+      const flag = action.kind === 'proxy-restart-broken' ? 'proxyRestartBroken' : 'keepsUdpFlows';
+      const on = api.nodeFlag(flag, action.node);
+      // Healed, a node forgets the stale UDP entries the fault left (kube-proxy would have).
+      const forget = ['sh', '-c', 'conntrack -D -p udp >/dev/null 2>&1; true'];
+      return {
+        undo: [
+          ...(flag === 'keepsUdpFlows'
+            ? [{ kind: 'shell' as const, node: action.node, argv: forget }]
+            : []),
+          { kind: 'node-flag', flag, node: action.node, on },
+        ],
+        apply: () => api.setNodeFlag(flag, action.node, true),
+      };
+    }
+    case 'dns-pinned': {
+      const api = cluster(session);
+      const pinned = api.pinnedDns(action.node);
+      const now = api.clusterDnsEndpoints();
+      if (now.length === 0) throw new FaultError('the cluster DNS has no endpoint to pin to');
+      return {
+        undo: [
+          { kind: 'dns-pinned', node: action.node, ...(pinned === undefined ? {} : { pinned }) },
+        ],
+        apply: () => api.setPinnedDns(action.node, now),
+      };
+    }
   }
 }
 
@@ -261,6 +301,12 @@ export async function runUndo(session: FaultSession, step: UndoStep): Promise<vo
       return;
     case 'keep-endpoints':
       await cluster(session).setKeepsEndpoints(step.node, step.keeps);
+      return;
+    case 'node-flag':
+      await cluster(session).setNodeFlag(step.flag, step.node, step.on);
+      return;
+    case 'dns-pinned':
+      await cluster(session).setPinnedDns(step.node, step.pinned);
       return;
   }
 }

@@ -28,6 +28,7 @@ import {
   udpToPodsDropped,
 } from './nft-rulesets.ts';
 import type { RowKind } from '../contracts/cells.ts';
+import { OVER_TIME_FAULTS } from './over-time-faults.ts';
 
 const names = (nodes: readonly PlannedNode[]): string[] => nodes.map((n) => n.name);
 const others = (plan: LabPlan, node: PlannedNode): PlannedNode[] =>
@@ -475,6 +476,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       };
     },
   },
+  ...OVER_TIME_FAULTS,
 ];
 
 /** The catalogue entry, or a FaultError listing every id. */

@@ -59,7 +59,15 @@ export type FaultAction =
   /** The node's kube-proxy programs externalTrafficPolicy Local as Cluster. */
   | { kind: 'local-policy-ignored'; node: string }
   /** The node's kube-proxy keeps every endpoint it programmed, also once its pod is deleted. */
-  | { kind: 'endpoints-kept'; node: string };
+  | { kind: 'endpoints-kept'; node: string }
+  /** Sets a kernel setting of the node's network namespace (`net.…`). */
+  | { kind: 'sysctl'; node: string; key: string; value: string }
+  /** The node's kube-proxy comes back from a restart without programming any Service. */
+  | { kind: 'proxy-restart-broken'; node: string }
+  /** The node's kube-proxy never deletes the conntrack entries of gone UDP endpoints. */
+  | { kind: 'udp-flows-kept'; node: string }
+  /** The node's cluster DNS stays pinned to the DNS endpoints of now, wherever the DNS pods go. */
+  | { kind: 'dns-pinned'; node: string };
 
 /** The cells that fail while the fault is applied. */
 export interface FaultImpact {
@@ -74,9 +82,17 @@ export interface FaultImpact {
   outcomes?: string[];
 }
 
+/**
+ * What of the suite a fault needs to show: the over-time rows (specs/disruption), or those and
+ * the disruption phase on the fault's own node (the self-test runs the suite so).
+ */
+export type FaultSuite = 'over-time' | 'disruptions';
+
 export interface FaultDefinition {
   /** Stable kebab-case id, as used by `lab break`. */
   id: string;
+  /** Absent: the matrix shows it. */
+  suite?: FaultSuite;
   /** One line: what breaks and the symptom. */
   summary: string;
   scope: FaultScope;

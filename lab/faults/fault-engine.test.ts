@@ -30,6 +30,8 @@ function fakeSession(dir: string, runner = new RecordingRunner(), upAt = 'up-1')
   const stale = new Map<string, string[]>();
   const localPolicyIgnored = new Set<string>();
   const keeping = new Set<string>();
+  const flags = new Set<string>();
+  const pinned = new Map<string, string[]>();
   const session: FaultSession = {
     plan,
     shell: (node) => new NetnsNodeShell(node, `ns-${node}`, runner),
@@ -56,6 +58,19 @@ function fakeSession(dir: string, runner = new RecordingRunner(), upAt = 'up-1')
         else keeping.delete(node);
         return Promise.resolve();
       },
+      nodeFlag: (flag, node) => flags.has(`${flag}/${node}`),
+      setNodeFlag: (flag, node, on) => {
+        if (on) flags.add(`${flag}/${node}`);
+        else flags.delete(`${flag}/${node}`);
+        return Promise.resolve();
+      },
+      pinnedDns: (node) => pinned.get(node),
+      setPinnedDns: (node, pin) => {
+        if (pin === undefined) pinned.delete(node);
+        else pinned.set(node, [...pin]);
+        return Promise.resolve();
+      },
+      clusterDnsEndpoints: () => ['10.244.0.2'],
     },
     dns: {
       running: () => Promise.resolve(dns.up),

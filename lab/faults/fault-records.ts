@@ -19,7 +19,11 @@ export type UndoStep =
   /** Puts back whether the node's kube-proxy ignored externalTrafficPolicy Local before. */
   | { kind: 'local-policy'; node: string; ignored: boolean }
   /** Puts back whether the node's kube-proxy kept every endpoint it programmed before. */
-  | { kind: 'keep-endpoints'; node: string; keeps: boolean };
+  | { kind: 'keep-endpoints'; node: string; keeps: boolean }
+  /** Puts back whether the node was in a fault list of the emulated cluster (node-flag). */
+  | { kind: 'node-flag'; flag: 'proxyRestartBroken' | 'keepsUdpFlows'; node: string; on: boolean }
+  /** Puts back the DNS endpoints the node was pinned to (none: unpinned). */
+  | { kind: 'dns-pinned'; node: string; pinned?: string[] };
 
 export interface AppliedFault {
   fault: string;

@@ -17,6 +17,18 @@ export interface FaultCluster {
   /** Whether `node`'s kube-proxy keeps every endpoint it programmed, also once deleted. */
   keepsEndpoints(node: string): boolean;
   setKeepsEndpoints(node: string, keeps: boolean): Promise<void>;
+  /** Whether `node` is in a fault list: a kube-proxy whose restart rebuilds nothing, one that keeps UDP entries. */
+  nodeFlag(flag: 'proxyRestartBroken' | 'keepsUdpFlows', node: string): boolean;
+  setNodeFlag(
+    flag: 'proxyRestartBroken' | 'keepsUdpFlows',
+    node: string,
+    on: boolean,
+  ): Promise<void>;
+  /** The DNS endpoints `node`'s cluster DNS is pinned to, or undefined. */
+  pinnedDns(node: string): string[] | undefined;
+  setPinnedDns(node: string, pin: readonly string[] | undefined): Promise<void>;
+  /** The cluster DNS Service's endpoints now. */
+  clusterDnsEndpoints(): string[];
 }
 
 /** The cluster DNS pod's server process. */

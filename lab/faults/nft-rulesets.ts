@@ -138,3 +138,14 @@ export function ingressMtu(device: string, mtu: number, name: string): string {
     'netdev',
   );
 }
+
+/**
+ * Packets of a connection conntrack no longer knows are dropped in forwarding (with
+ * nf_conntrack_tcp_loose off, a mid-stream packet without an entry is INVALID): together with a
+ * short established timeout, what an idle timeout on a node's path does to a long-idle connection.
+ */
+export function invalidDropped(name: string): string {
+  return table(name, [
+    chain('forward', 'forward', 'filter', ['ct state invalid drop comment "idle connection cut"']),
+  ]);
+}

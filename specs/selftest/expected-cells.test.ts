@@ -7,6 +7,7 @@ import type { CniBackend, LabPlan } from '../../lab/plan/lab-plan.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
 import { MATRIX } from '../matrix/rows.ts';
 import { expectationOf } from './detection.ts';
+import { suiteCells } from '../testing/over-time-cells.ts';
 
 function lab(spec: string, backend: CniBackend = 'vxlan'): LabPlan {
   const [cp, linux, windows] = spec.split('-').map(Number);
@@ -27,11 +28,19 @@ function lab(spec: string, backend: CniBackend = 'vxlan'): LabPlan {
   return fixturePlan({ nodes, backend });
 }
 
-/** Cells of the suite for this lab, split by what the fault's catalogue entry says about them. */
+/**
+ * Cells of the suite for this lab, split by what the fault's catalogue entry says about them;
+ * with the over-time rows and the disruption phase on the fault's nodes where it needs them.
+ */
 function expected(plan: LabPlan, id: string, node?: string) {
   const fault = findFault(id);
-  const impact = fault.impact(plan, resolveTargets(fault, plan, node));
-  const cells = expandCells(MATRIX, plan.nodes).filter((c) => c.probe !== undefined);
+  const targets = resolveTargets(fault, plan, node);
+  const impact = fault.impact(plan, targets);
+  const cells = suiteCells(
+    plan,
+    fault.suite,
+    targets.map((t) => t.name),
+  );
   const of = (kind: string) =>
     cells.filter((c) => expectationOf(impact, c.meta) === kind).map((c) => c.meta.cell);
   return { must: of('must-fail'), may: of('may-fail') };

@@ -16,6 +16,7 @@ import type { CellResult } from '../../lab/contracts/results-file.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
 import { MATRIX } from '../matrix/rows.ts';
 import { expectationOf } from './detection.ts';
+import { suiteCells } from '../testing/over-time-cells.ts';
 import { renderSelftestMarkdown } from './selftest-report.ts';
 import { runSelftest, titlesGrep } from './selftest-runner.ts';
 import type { SuiteRun } from './suite-process.ts';
@@ -46,6 +47,11 @@ function session(dir: string, runner: RecordingRunner): FaultSession {
       setIgnoresLocalPolicy: () => Promise.resolve(),
       keepsEndpoints: () => false,
       setKeepsEndpoints: () => Promise.resolve(),
+      nodeFlag: () => false,
+      setNodeFlag: () => Promise.resolve(),
+      pinnedDns: () => undefined,
+      setPinnedDns: () => Promise.resolve(),
+      clusterDnsEndpoints: () => ['10.244.0.2'],
     },
     dns: {
       running: () => Promise.resolve(dns),
@@ -68,13 +74,19 @@ function fakeSuite(
     failingMs?: number;
     leftRed?: string;
     runs?: string[];
+    envs?: string[];
   } = {},
 ) {
-  const all = expandCells(MATRIX, plan.nodes).filter((c) => c.probe !== undefined);
   let healed = false;
-  return (dir: string, grep?: string): Promise<SuiteRun> => {
+  return (dir: string, grep?: string, env: Record<string, string> = {}): Promise<SuiteRun> => {
     const label = basename(dir).replace(/^\d+-/, '');
-    const cells = all.filter(
+    // The rows the run's settings turn on, as the suite would plan them.
+    const nodes = env.DISRUPTION_NODES?.split(',') ?? [];
+    const suite =
+      env.DISRUPTIONS === 'on' ? 'disruptions' : env.OVER_TIME === 'on' ? 'over-time' : undefined;
+    const planned = suiteCells(plan, suite, nodes);
+    options.envs?.push(`${label} ${JSON.stringify(env)}`);
+    const cells = planned.filter(
       (c) => grep === undefined || new RegExp(grep).test(`suite ${c.meta.title}`),
     );
     options.runs?.push(`${label} ${cells.length}`);
@@ -149,6 +161,36 @@ describe('self-test runner', () => {
       .and.contain('**PASS**')
       .and.contain('| F1 | pod-route-removed | win1 | exact |')
       .and.contain('| F2 | pod-route-removed | win2 | exact |');
+  });
+
+  it('runs a fault time shows with the rows it needs, and the disruption phase on its own node', async () => {
+    const envs: string[] = [];
+    const report = await runSelftest({
+      session: session(dir, new RecordingRunner()),
+      suite: fakeSuite({ envs }),
+      runsDir: dir,
+      faults: ['masquerade-off', 'udp-conntrack-kept', 'dns-pinned-after-move'],
+    });
+    expect(report.faults.map((f) => `${f.fault} ${f.nodes.join()} ${f.status}`)).to.deep.equal([
+      'masquerade-off lin1 exact',
+      'masquerade-off cp1 exact',
+      ...['win1', 'win2', 'lin1', 'cp1'].map((n) => `udp-conntrack-kept ${n} exact`),
+      ...['win1', 'win2', 'lin1', 'cp1'].map((n) => `dns-pinned-after-move ${n} exact`),
+    ]);
+    const off = '{"OVER_TIME":"off","DISRUPTIONS":"off"}';
+    const overTime = '{"OVER_TIME":"on","DISRUPTIONS":"off"}';
+    const disrupt = (nodes: string) =>
+      `{"OVER_TIME":"on","DISRUPTIONS":"on","DISRUPTION_NODES":"${nodes}"}`;
+    expect(envs).to.include.members([
+      `baseline ${disrupt('win1,win2,lin1,cp1')}`,
+      `masquerade-off-lin1 ${off}`,
+      `masquerade-off-lin1-healed ${off}`,
+      `udp-conntrack-kept-win2 ${overTime}`,
+      `udp-conntrack-kept-win2-healed ${overTime}`,
+      `dns-pinned-after-move-lin1 ${disrupt('lin1')}`,
+      `dns-pinned-after-move-lin1-healed ${disrupt('lin1')}`,
+      `final ${disrupt('win1,win2,lin1,cp1')}`,
+    ]);
   });
 
   it('runs only the red cells after a heal, and the whole suite after the last one', async () => {

@@ -29,8 +29,11 @@ import type { SuiteRun } from './suite-process.ts';
 
 export interface SelftestOptions {
   session: FaultSession;
-  /** Runs the suite once, results into `dir`; with `grep`, only the cells whose title it matches. */
-  suite(dir: string, grep?: string): Promise<SuiteRun>;
+  /**
+   * Runs the suite once, results into `dir`; with `grep`, only the cells whose title it matches;
+   * with `env`, these settings on top (the over-time rows, the disruption phase).
+   */
+  suite(dir: string, grep?: string, env?: Record<string, string>): Promise<SuiteRun>;
   /** Where each suite run's results go (`<dir>/<nn>-<label>/`). */
   runsDir: string;
   /** Only these faults (default: the whole catalogue). */
@@ -44,9 +47,32 @@ export interface SelftestOptions {
 }
 
 /** Runs the suite (or the cells `grep` selects) once the lab has settled from the previous run. */
-async function suiteRun(options: SelftestOptions, dir: string, grep?: string): Promise<SuiteRun> {
+async function suiteRun(
+  options: SelftestOptions,
+  dir: string,
+  grep: string | undefined,
+  env: Record<string, string>,
+): Promise<SuiteRun> {
   await options.session.settle?.();
-  return grep === undefined ? options.suite(dir) : options.suite(dir, grep);
+  return options.suite(dir, grep, env);
+}
+
+/**
+ * The settings a fault's suite runs need: the over-time rows, and for a fault the disruption
+ * phase shows, that phase on `nodes` (the fault's own; all planned ones for the baseline).
+ */
+export function suiteEnv(
+  faults: readonly FaultDefinition[],
+  nodes: readonly string[],
+): Record<string, string> {
+  const needs = new Set(faults.map((f) => f.suite));
+  if (needs.has('disruptions') && nodes.length > 0) {
+    const on = [...new Set(nodes)].join(',');
+    return { OVER_TIME: 'on', DISRUPTIONS: 'on', DISRUPTION_NODES: on };
+  }
+  // Explicitly off otherwise: a DISRUPTIONS in the caller's environment must not change a run.
+  const overTime = needs.has('over-time') || needs.has('disruptions') ? 'on' : 'off';
+  return { OVER_TIME: overTime, DISRUPTIONS: 'off' };
 }
 
 /** A mocha --grep that selects exactly these cell titles (a full title ends with its cell's). */
@@ -99,13 +125,14 @@ async function runFault(
     durationMs: 0,
   };
   const label = `${String(index).padStart(2, '0')}-${fault.id}${node === undefined ? '' : `-${node}`}`;
+  const env = suiteEnv([fault], planned.nodes);
   let failure: unknown;
   // What must pass again after the heal: the red cells' titles, or every cell when the run broke.
   let recheck: string[] | 'all' = 'all';
   say(`break ${fault.id}${planned.nodes.length > 0 ? ` on ${planned.nodes.join(',')}` : ''}`);
   try {
     await breakFault(session, fault.id, node);
-    const broken = await suiteRun(options, join(options.runsDir, label));
+    const broken = await suiteRun(options, join(options.runsDir, label), undefined, env);
     run.broken = summary(broken);
     if (broken.broken === undefined) {
       run.detection = detect(planned.impact, broken.cells);
@@ -129,7 +156,9 @@ async function runFault(
   if (recheck.length > 0) {
     const grep = recheck === 'all' ? undefined : titlesGrep(recheck);
     say(`healed ${fault.id}; running ${grep === undefined ? 'the suite' : 'its red cells'} again`);
-    run.healed = summary(await suiteRun(options, join(options.runsDir, `${label}-healed`), grep));
+    run.healed = summary(
+      await suiteRun(options, join(options.runsDir, `${label}-healed`), grep, env),
+    );
   }
   run.durationMs = elapsed();
   if (failure !== undefined) return { ...run, status: 'error', reason: message(failure) };
@@ -162,12 +191,6 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
     );
   }
   const faults = (options.faults ?? FAULT_CATALOGUE.map((f) => f.id)).map((id) => findFault(id));
-  say('baseline: the suite on the healthy lab');
-  const baselineRun = await suiteRun(options, join(options.runsDir, '00-baseline'));
-  const first = summary(baselineRun);
-  const baseline = { ...first, green: isGreen(first) };
-  const runs: FaultRun[] = [];
-  let stopped: string | undefined;
   const plan = session.plan;
   const cluster = { cluster: session.cluster !== undefined };
   const planned = faults.flatMap((fault) =>
@@ -177,6 +200,25 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
         )
       : [{ fault, node: undefined }],
   );
+  // The baseline and the final run carry the over-time rows and phases the faults' runs will.
+  const applicable = planned.filter((p) => notApplicable(p.fault, plan, cluster) === undefined);
+  const wholeEnv = suiteEnv(
+    applicable.map((p) => p.fault),
+    applicable.flatMap((p) =>
+      p.fault.suite === 'disruptions' && p.node !== undefined ? [p.node] : [],
+    ),
+  );
+  say('baseline: the suite on the healthy lab');
+  const baselineRun = await suiteRun(
+    options,
+    join(options.runsDir, '00-baseline'),
+    undefined,
+    wholeEnv,
+  );
+  const first = summary(baselineRun);
+  const baseline = { ...first, green: isGreen(first) };
+  const runs: FaultRun[] = [];
+  let stopped: string | undefined;
   for (const [i, { fault, node }] of planned.entries()) {
     const base = {
       fault: fault.id,
@@ -210,6 +252,8 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
       await suiteRun(
         options,
         join(options.runsDir, `${String(planned.length + 1).padStart(2, '0')}-final`),
+        undefined,
+        wholeEnv,
       ),
     );
     final = { ...last, green: isGreen(last) };
