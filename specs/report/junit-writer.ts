@@ -6,6 +6,7 @@ import { unexpectedPassMessage } from './cell-text.ts';
 import { xmlSafe } from '../../lab/text/escape.ts';
 import { newJunitBuilder, skipWithMessage } from './junit-builder.ts';
 import type { Report } from '../model/report.ts';
+import { recoveryLine } from './recovery-table.ts';
 import type { OtherResult } from '../../lab/contracts/results-file.ts';
 
 /** Suite name; the emulated marker keeps emulated results from passing as real ones in CI views. */
@@ -124,6 +125,8 @@ function cellContext(cell: CellResult, resultsDir: string | undefined): string {
   ];
   if (cell.reason) lines.push(`reason: ${cell.reason}`);
   if (cell.detail) lines.push(`detail: ${cell.detail}`);
+  const recovery = recoveryLine(cell);
+  if (recovery !== undefined) lines.push(`recovery: ${recovery}`);
   if (cell.evidence !== undefined) {
     lines.push(`evidence: ${cell.evidence.diedAt}`);
     for (const file of cell.evidence.files)

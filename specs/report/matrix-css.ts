@@ -35,6 +35,8 @@ main{display:flex;flex-wrap:wrap;gap:18px;padding:4px 24px 16px;align-items:flex
 h2.view{flex-basis:100%;margin:12px 0 0;font-size:18px}
 h2.view small{font-weight:normal;color:#555;font-size:13px;margin-left:8px}
 .card{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:12px 14px}
+table.recovery{border-collapse:collapse;font-size:13px}
+table.recovery th,table.recovery td{padding:3px 10px;text-align:left;border-bottom:1px solid #eaeef2}
 table.grid{border-collapse:separate;border-spacing:4px}
 table.grid th{font-weight:600;font-size:13px;padding:4px 8px;white-space:nowrap}
 table.grid thead th{vertical-align:bottom;text-align:center;max-width:110px;white-space:normal}

@@ -75,7 +75,12 @@ export const BY_OS: GridAxes = {
  * Service, the outside echo and the cluster DNS are columns of their own.
  */
 export const BY_NODE: GridAxes = {
-  title: (cell) => `${cell.row.split('/')[0] ?? cell.row} by node`,
+  // A disruption's cells get a grid of their own per action: `disruption/node-reboot by node`.
+  title: (cell) =>
+    `${cell.row
+      .split('/')
+      .slice(0, cell.row.startsWith('disruption/') ? 2 : 1)
+      .join('/')} by node`,
   order: byOsThenName,
   source: (cell) => cell.source.node,
   target: (cell) =>

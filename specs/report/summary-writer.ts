@@ -12,6 +12,7 @@ import {
 } from './matrix-grid.ts';
 import { runStatus, type Report } from '../model/report.ts';
 import type { Totals } from '../../lab/contracts/results-file.ts';
+import { recoveryMarkdown } from './recovery-table.ts';
 
 /** Grid symbol per verdict. */
 export const VERDICT_SYMBOL: Record<Verdict, string> = {
@@ -58,6 +59,7 @@ export function renderSummary(report: Report): string {
     `Legend: ✅ pass · ❌ fail · ❗ unexpected pass (update the profile) · ⚠️ expected failure · ➖ skipped; counts when a position mixes results.`,
     '',
   );
+  out.push(...recoveryMarkdown(report.cells, run.emulated));
   out.push(...problems(report));
   return `${out.join('\n').trimEnd()}\n`;
 }
