@@ -14,24 +14,10 @@ import { dnsPod } from './cluster-sync.ts';
 import { NODE_NIC, vxlanDevice } from './dataplane/names.ts';
 import { podNetworkScript, vxlanFdbScript } from './dataplane/pod-network.ts';
 import { buildNode } from './dataplane/topology.ts';
+import { NETWORK_RESET_SCRIPT } from './dataplane/network-reset.ts';
 import type { EmulatedCluster } from './emulated-cluster.ts';
 
 const batch = (lines: readonly string[]): string => `${lines.join('\n')}\n`;
-
-/** Wipes a node's network as a power cycle does: links but lo and the NIC, addresses, routes, rules, conntrack. */
-const NETWORK_RESET = [
-  'set -u',
-  'for link in $(ip -o link show | awk -F": " \'{print $2}\' | cut -d@ -f1); do',
-  '  case $link in lo|"$1") ;; *) ip link del "$link" 2>/dev/null ;; esac',
-  'done',
-  'ip addr flush dev "$1"',
-  'ip route flush table main',
-  'ip neigh flush all',
-  'for t in nat filter mangle raw; do iptables -w -t "$t" -F; iptables -w -t "$t" -X; done',
-  'nft flush ruleset',
-  'conntrack -F 2>/dev/null',
-  'true',
-].join('\n');
 
 export class EmulatedNodeActions {
   constructor(private readonly cluster: EmulatedCluster) {}
@@ -119,7 +105,7 @@ export class EmulatedNodeActions {
     });
     await runtime.removeSandboxes(pods.map((p) => p.netns));
     const shell = cluster.hosts.shell(name);
-    await shell.exec(['sh', '-c', NETWORK_RESET, 'reset', NODE_NIC]);
+    await shell.exec(['sh', '-c', NETWORK_RESET_SCRIPT, 'reset', NODE_NIC]);
     await buildNode(shell, this.plan, node);
     await cluster.restartKubeProxy(name);
     const pid = await startHostNetexec(cluster, name);

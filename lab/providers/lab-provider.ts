@@ -37,6 +37,19 @@ export interface LabOutside {
   address: string;
 }
 
+/**
+ * What the disruption phase (DESIGN §11) does to the machines of a real cluster the harness made,
+ * below the Kubernetes API: each as it is done to a machine, each resolving once it is made.
+ */
+export interface NodeActions {
+  /** The node's CNI state where no agent runs (the bridge plugin): removed, and programmed again as on start. */
+  restartCni(node: string): Promise<void>;
+  /** containerd and then the kubelet restarted; resolves once containerd answers and a new kubelet runs. */
+  restartRuntime(node: string): Promise<void>;
+  /** Stopped as a machine (every process, mount and runtime state gone, its disk kept) and booted again. */
+  reboot(node: string): Promise<void>;
+}
+
 /** A lab that is up; its owner tears it down with down() (idempotent) or `await using`. */
 export interface StartedLab extends AsyncDisposable {
   readonly plan: LabPlan;
@@ -56,6 +69,8 @@ export interface StartedLab extends AsyncDisposable {
   snapshot?(name: string): Promise<{ ms: number }>;
   /** `lab up --from NAME`: back to a snapshot and ready; milliseconds per step. */
   restore?(name: string): Promise<Record<string, number>>;
+  /** Disruptions below the Kubernetes API (kubeadm netns labs); absent where the harness cannot make them. */
+  readonly nodeActions?: NodeActions;
 }
 
 export interface ProviderContext {

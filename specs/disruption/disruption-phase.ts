@@ -12,11 +12,14 @@ import { withDeadline } from '../engine/deadline.ts';
 import { errorResult, judgedResult, messageOf, skippedResult } from './cell-results.ts';
 import type { DisruptionCell, HeldThroughCell, ReprobeCell } from './disruption-cells.ts';
 import { checkHeld, openHeld, type Opened } from './held-checks.ts';
-import { NO_OVER_TIME, probeOnce, type OverTimeContext } from './over-time-context.ts';
+import { NO_OVER_TIME, timedProbe, type OverTimeContext } from './over-time-context.ts';
 import { recoveryBound } from './recovery-bounds.ts';
 import { untilGreen } from './until-green.ts';
 
 const POLL_MS = 1000;
+/** Where an emulated lab's bound comes from. */
+export const BACK_ON_RETURN =
+  'emulated: the data plane is back when the action returns; probed as any cell, with its retries';
 /** How often the run's workloads are read again while cells are probed (pods a reboot brought back). */
 const REFRESH_MS = 2000;
 
@@ -88,10 +91,12 @@ async function disruptOnce(
     reprobes.map(async (cell) => {
       const expectation = ctx.expectation(cell.original.meta.cell);
       const os = osOf(subject) ?? (cell.meta.source.os === 'windows' ? 'windows' : 'linux');
-      const bound = recoveryBound(ctx.settings.profile, action, os);
+      const bound = disruptor.backOnReturn
+        ? { boundMs: 0, from: BACK_ON_RETURN }
+        : recoveryBound(ctx.settings.profile, action, os);
       const expectsOk = expectation.expected === Outcome.Ok;
       const probe = cell.original.probe!;
-      const result = await untilGreen(() => ctx.slots.run(() => probeOnce(ctx, probe)), {
+      const result = await untilGreen(() => timedProbe(ctx, probe), {
         since,
         boundMs: expectsOk ? bound.boundMs : 0,
         minAttempts: expectsOk ? 1 + ctx.settings.retries : 1,
@@ -107,7 +112,7 @@ async function disruptOnce(
       };
       ctx.done(
         judgedResult(cell.meta, expectation, result.last, {
-          durationMs: performance.now() - since,
+          durationMs: result.probeMs,
           attempts: result.attempts,
           recovery,
         }),
@@ -117,10 +122,11 @@ async function disruptOnce(
   probing.on = false;
   await refresher;
   for (const h of held) {
+    const asked = performance.now();
     const judged = await checkHeld(ctx.overTime!.held, h.opened, ctx.settings.timeoutMs);
     ctx.done(
       judgedResult(h.cell.meta, ctx.expectation(h.cell.original.meta.cell), judged, {
-        durationMs: performance.now() - h.opened.openedAt,
+        durationMs: performance.now() - asked,
         attempts: 1,
       }),
     );

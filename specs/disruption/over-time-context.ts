@@ -39,6 +39,18 @@ export interface OverTimeContext {
 export const NO_OVER_TIME =
   'this lab driver cannot hold connections, change Services step by step or disrupt nodes';
 
+/** probeOnce in a slot: the judged outcome and the probe's own time (not the wait for the slot). */
+export function timedProbe(
+  ctx: OverTimeContext,
+  spec: (w: Workloads) => ProbeSpec,
+): Promise<{ judged: Judged; ms: number }> {
+  return ctx.slots.run(async () => {
+    const started = performance.now();
+    const judged = await probeOnce(ctx, spec);
+    return { judged, ms: performance.now() - started };
+  });
+}
+
 /** One probe of `spec` with the current workloads, judged; a driver that throws is an Error outcome. */
 export async function probeOnce(
   ctx: OverTimeContext,

@@ -265,11 +265,12 @@ export class OverTimeRun {
     await Promise.all(
       [...this.#opened.entries()].map(([cell, opened]) =>
         this.#ctx.slots.run(async () => {
+          const asked = performance.now();
           const judged = await checkHeld(held, opened, this.options.settings.timeoutMs);
           const planned = this.planned.find((p) => p.meta.cell === cell)!;
           this.#done(
             judgedResult(planned.meta, this.#expectation(cell), judged, {
-              durationMs: performance.now() - opened.openedAt,
+              durationMs: performance.now() - asked,
               attempts: 1,
             }),
           );

@@ -37,7 +37,8 @@ function disruptions(
   grep: string | undefined,
 ): { actions: DisruptionAction[]; named: boolean } {
   const value = text?.trim() ?? '';
-  if (value === '' || value === 'off') {
+  if (value === 'off') return { actions: [], named: false };
+  if (value === '') {
     const asked = grep !== undefined && /disruption/.test(grep);
     return { actions: asked ? [...DISRUPTION_ACTIONS] : [], named: false };
   }

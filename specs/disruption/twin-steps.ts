@@ -5,7 +5,7 @@
 import { TWIN_STEPS, type Os } from '../../lab/contracts/cells.ts';
 import type { OverTimeWorkloads } from '../model/over-time-driver.ts';
 import { errorResult, judgedResult, messageOf } from './cell-results.ts';
-import { probeOnce, type OverTimeContext } from './over-time-context.ts';
+import { timedProbe, type OverTimeContext } from './over-time-context.ts';
 import type { TwinCell } from './over-time-cells.ts';
 import { settleSource } from './udp-swap.ts';
 import { untilGreen } from './until-green.ts';
@@ -42,7 +42,7 @@ export async function runTwinSteps(
         const expectation = ctx.expectation(cell.meta.cell);
         const probe = cell.probe!;
         const result = await untilGreen(
-          () => ctx.slots.run(() => probeOnce(ctx, (w) => probe(w, deployed))),
+          () => timedProbe(ctx, (w) => probe(w, deployed)),
           expectation.expected === 'ok'
             ? { since, boundMs, minAttempts: 1 + ctx.settings.retries, pollMs: POLL_MS }
             : { since, boundMs: 0, minAttempts: 1, pollMs: POLL_MS },
@@ -56,7 +56,7 @@ export async function runTwinSteps(
         };
         ctx.done(
           judgedResult(cell.meta, expectation, result.last, {
-            durationMs: performance.now() - since,
+            durationMs: result.probeMs,
             attempts: result.attempts,
             recovery,
           }),

@@ -100,7 +100,7 @@ export async function runUdpSwap(
                 outcome: judged.outcome,
                 detail: `before the swap, ${backends.first.name} never answered: ${judged.detail}`,
               },
-              { durationMs: FIRST_ANSWER_MS, attempts: 1 },
+              { durationMs: timeoutMs, attempts: 1 },
             ),
           );
           return;
@@ -126,11 +126,13 @@ export async function runUdpSwap(
     sockets.map(async ({ cell, id }) => {
       let attempts = 0;
       let after = 0;
+      let askedMs = 0;
       for (;;) {
         const began = performance.now();
         if (swappedAt !== undefined && began >= swappedAt) after++;
         attempts++;
         const { judged } = await answer(id);
+        askedMs += performance.now() - began;
         if (judged.outcome === Outcome.Ok) {
           const timeToGreenMs = Math.round(performance.now() - since);
           const recovery = {
@@ -148,7 +150,7 @@ export async function runUdpSwap(
                 outcome: judged.outcome,
                 detail: `the same socket reached ${backends.second.name} ${timeToGreenMs} ms after the swap began (${backends.first.name} deleted)`,
               },
-              { durationMs: timeToGreenMs, attempts, recovery },
+              { durationMs: askedMs, attempts, recovery },
             ),
           );
           return;
@@ -171,7 +173,7 @@ export async function runUdpSwap(
               cell.meta,
               expectation(cell),
               { outcome: swapError === undefined ? judged.outcome : Outcome.Error, detail },
-              { durationMs: performance.now() - since, attempts, recovery },
+              { durationMs: askedMs, attempts, recovery },
             ),
           );
           return;

@@ -25,6 +25,8 @@ export interface UntilGreenOptions {
 export interface UntilGreenResult {
   last: Judged;
   attempts: number;
+  /** The time spent in attempts (not waiting between them). */
+  probeMs: number;
   /** From `since` to the end of the first passing attempt; undefined when none passed. */
   timeToGreenMs?: number;
 }
@@ -32,22 +34,26 @@ export interface UntilGreenResult {
 /**
  * Attempts until one is Ok, or until an attempt that began after the bound (and at least
  * `minAttempts` of them) failed too: an attempt that started while the data plane was still
- * changing proves nothing.
+ * changing proves nothing. An attempt reports its own time (without waiting for a slot).
  */
 export async function untilGreen(
-  attempt: () => Promise<Judged>,
+  attempt: () => Promise<{ judged: Judged; ms: number }>,
   options: UntilGreenOptions,
 ): Promise<UntilGreenResult> {
   const deadline = options.since + options.boundMs;
   let attempts = 0;
+  let probeMs = 0;
   for (;;) {
     const began = performance.now();
     attempts++;
-    const last = await attempt();
+    const { judged: last, ms } = await attempt();
+    probeMs += ms;
     if (last.outcome === Outcome.Ok) {
-      return { last, attempts, timeToGreenMs: Math.round(performance.now() - options.since) };
+      const timeToGreenMs = Math.round(performance.now() - options.since);
+      return { last, attempts, probeMs: Math.round(probeMs), timeToGreenMs };
     }
-    if (began >= deadline && attempts >= options.minAttempts) return { last, attempts };
+    if (began >= deadline && attempts >= options.minAttempts)
+      return { last, attempts, probeMs: Math.round(probeMs) };
     await delay(options.pollMs);
   }
 }

@@ -181,7 +181,7 @@ export class EmulatedOverTime implements OverTimeDriver {
 
 /** The disruption phase's actions on an emulated lab, each labelled emulated in its results. */
 class EmulatedDisruptor implements Disruptor {
-  readonly emulated = true;
+  readonly backOnReturn = true;
   #dnsHome: string | undefined;
 
   constructor(private readonly actions: EmulatedNodeActions) {}

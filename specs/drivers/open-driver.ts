@@ -74,6 +74,8 @@ export async function openDriver(
       facts: labFacts(plan, settings, lab),
       // Labs the harness made reach their nodes: failing cells get path evidence from them.
       ...(plan.provider === 'existing' ? {} : { nodeShell: (node: string) => lab.nodeShell(node) }),
+      // …and the disruption phase restarts their runtimes and reboots them.
+      ...(lab.nodeActions === undefined ? {} : { nodeActions: lab.nodeActions }),
     },
   );
 }

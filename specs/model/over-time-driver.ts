@@ -76,8 +76,11 @@ export interface Disruptor {
   disrupt(action: DisruptionAction, subject: string): Promise<MadeDisruption>;
   /** Puts back what the phase moved that later runs rely on (the emulated DNS pod's node). */
   restore(): Promise<void>;
-  /** Whether the dataplane is emulated: every result says so. */
-  readonly emulated: boolean;
+  /**
+   * The data plane is back when disrupt() returns (emulated labs, whose actions are made whole):
+   * a cell is probed as any other, with its retries. Otherwise the profile's bound applies.
+   */
+  readonly backOnReturn: boolean;
 }
 
 export interface OverTimeDriver {

@@ -48,10 +48,24 @@ export interface ExecClient {
   ): Promise<ExecSocket>;
 }
 
+/** What the over-time rows and the disruption phase use beyond CoreClient. */
+export type OverTimeClient = Pick<
+  CoreV1Api,
+  | 'createNamespacedService'
+  | 'deleteNamespacedService'
+  | 'createNamespacedPod'
+  | 'deleteNamespacedPod'
+  | 'listNamespacedPod'
+  | 'patchNode'
+  | 'readNode'
+>;
+
 export interface KubeClients {
   core: CoreClient;
   version: VersionClient;
   exec: ExecClient;
+  /** Absent in tests that do not reach it. */
+  overTime?: OverTimeClient;
 }
 
 /** A KubeConfig from a path, or the one given. */
@@ -68,6 +82,7 @@ export function makeClients(config: KubeConfig, injected: Partial<KubeClients> =
     core: injected.core ?? config.makeApiClient(CoreV1Api),
     version: injected.version ?? config.makeApiClient(VersionApi),
     exec: injected.exec ?? new Exec(config),
+    overTime: injected.overTime ?? config.makeApiClient(CoreV1Api),
   };
 }
 

@@ -54,6 +54,9 @@ import {
   hostNetworkPod,
 } from '../../model/workload-names.ts';
 import { routeSourceAddress } from './external-echo.ts';
+import type { NodeActions } from '../../../lab/providers/lab-provider.ts';
+import { KubeDisruptor } from './kube-disruptor.ts';
+import { KubeOverTime, type KubeRun } from './kube-over-time.ts';
 
 /** What the caller knows about the lab that the API server does not say. */
 export interface LabFacts {
@@ -96,6 +99,8 @@ export interface KubernetesDriverOptions {
   nodeShell?: (node: string) => NodeShell;
   /** Slack on top of a probe's own timeout before its exec is abandoned; default 10 s. */
   execGraceMs?: number;
+  /** The lab's machines below the API (labs the harness made): runtime restarts, reboots. */
+  nodeActions?: NodeActions;
 }
 
 const SERVICE_OSES: readonly Os[] = ['linux', 'windows'];
@@ -114,6 +119,10 @@ export class KubernetesDriver implements LabDriver {
   #workloads: Workloads | undefined;
   /** Path evidence's shells on a cluster the harness did not make (pods, made on first use). */
   #shellPods: NodeShellPods | undefined;
+  /** The run's id and image, once deployed (the over-time rows render their pods with them). */
+  #run: { runId: string; image: string } | undefined;
+  /** Long-lived, stateful UDP and twin-service cells, and disruptions (specs/disruption). */
+  readonly overTime?: KubeOverTime;
 
   /** Opens a cluster by kubeconfig: discovers nodes, OS builds and the server version. */
   static async open(
@@ -143,10 +152,10 @@ export class KubernetesDriver implements LabDriver {
     cluster: ClusterFacts,
     options: KubernetesDriverOptions = {},
   ) {
-    const { core, version, exec } = options.clients ?? {};
+    const { core, version, exec, overTime } = options.clients ?? {};
     this.#clients =
       core && version && exec
-        ? { core, version, exec }
+        ? { core, version, exec, ...(overTime === undefined ? {} : { overTime }) }
         : makeClients(loadKubeConfig(kubeconfig), options.clients);
     this.#facts = facts;
     this.#hostnames = cluster.hostnames;
@@ -166,6 +175,41 @@ export class KubernetesDriver implements LabDriver {
       ...(facts.windowsDsr === undefined ? {} : { windowsDsr: facts.windowsDsr }),
       ...(options.facts === undefined ? {} : { facts: { ...options.facts } }),
       osBuilds: cluster.osBuilds,
+    };
+    const client = this.#clients.overTime;
+    if (client !== undefined) {
+      this.overTime = new KubeOverTime({
+        core: this.#clients.core,
+        client,
+        exec: this.#clients.exec,
+        nodes: this.nodes,
+        run: () => this.#overTimeRun(),
+        settleMs: this.#settings.churnSettleMs,
+        podsReadyTimeoutMs: this.#settings.podsReadyTimeoutMs,
+        disruptor: new KubeDisruptor({
+          client,
+          hostname: (node) => this.#nodeHostname(node),
+          existing: facts.provider === 'existing',
+          ...(options.nodeActions === undefined ? {} : { nodeActions: options.nodeActions }),
+        }),
+        log: this.#log,
+      });
+    }
+  }
+
+  /** What the over-time rows need of the run, once deployed. */
+  #overTimeRun(): KubeRun | undefined {
+    const deployment = this.#deployment;
+    const workloads = this.#workloads;
+    const run = this.#run;
+    if (deployment === undefined || workloads === undefined || run === undefined) return undefined;
+    return {
+      namespace: deployment.namespace,
+      ...run,
+      lab: this.#facts.lab,
+      dnsDomain: this.#facts.dnsDomain ?? 'cluster.local',
+      workloads,
+      podToRender: (name, node) => this.#podToRender(name, node),
     };
   }
 
@@ -201,6 +245,7 @@ export class KubernetesDriver implements LabDriver {
     const options = this.#options;
     const settings = this.#settings;
     const image = agnhostImage(settings, options.image);
+    this.#run = { runId, image };
     // Where this host's packets to the nodes come from: NodePort probes, and the echo by default.
     const outsideAddress =
       options.outside?.address ?? (await routeSourceAddress(this.#runner, this.nodes[0]!.ip));

@@ -142,6 +142,22 @@ export function renderNodeShellPod(
   }) as V1Pod;
 }
 
+/** The over-time rows' Services (specs/disruption): a twin Service, or the stateful UDP one. */
+export function renderOverTimeService(
+  input: Pick<RenderInput, 'runId' | 'lab'>,
+  kind: 'twin' | 'udp-state',
+  name: string,
+  os: Os,
+  dir = MANIFEST_DIR,
+): V1Service {
+  return renderTemplate(join(dir, `${kind}-service.yaml`), {
+    ...commonVars(input),
+    name,
+    os,
+    slot: SERVICE_SLOT,
+  }) as V1Service;
+}
+
 /** Every object deploy() creates, rendered from the templates in `dir`. */
 export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): SuiteManifests {
   const common = commonVars(input);

@@ -33,6 +33,7 @@ import { teardownLab } from '../netns-started-lab.ts';
 import { removeMachines } from './machine-teardown.ts';
 import { createMachines, machineShell } from './node-machines.ts';
 import { labPinDir } from './node-host.ts';
+import { NamespaceNodeActions } from './node-actions.ts';
 
 const RELAY = fileURLToPath(new URL('api-relay.mjs', import.meta.url));
 const RELAY_READY_MS = 10_000;
@@ -250,6 +251,24 @@ export class NetnsKubeadmLab implements StartedLab {
       // The outside namespace holds the lab gateway, the nodes' default route.
       address: plan.network.gateway,
     };
+  }
+
+  #nodeActions: NamespaceNodeActions | undefined;
+
+  /** Disruptions of its node machines: CNI state, containerd and the kubelet, a reboot. */
+  get nodeActions(): NamespaceNodeActions {
+    if (this.#nodeActions === undefined) {
+      const settings = settingsOf(this.context);
+      const versions = componentVersions(this.plan, settings.kubeadm);
+      this.#nodeActions = new NamespaceNodeActions({
+        runner: this.context.runner,
+        plan: this.plan,
+        binDir: join(this.state.artifacts, 'kubernetes', versions.kubernetes, 'linux', 'amd64'),
+        pauseImage: versions.pauseImage,
+        logDir: join(this.context.stateDir, 'logs', 'nodes'),
+      });
+    }
+    return this.#nodeActions;
   }
 
   nodeShell(node: string): NamespaceNodeShell {

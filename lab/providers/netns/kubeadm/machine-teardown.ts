@@ -85,7 +85,7 @@ export function machinePids(labId: string, node: string): number[] {
 }
 
 /** What processes of the node are called (`/proc/<pid>/comm`). */
-function comm(pid: number): string {
+export function comm(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
   } catch {
@@ -94,7 +94,7 @@ function comm(pid: number): string {
 }
 
 /** Sends `signal` to pids and waits (bounded) until they are gone. */
-async function killAndWait(
+export async function killAndWait(
   runner: CommandRunner,
   pids: readonly number[],
   signal: 'TERM' | 'KILL',
@@ -142,7 +142,7 @@ async function stopNode(
 }
 
 /** Removes a cgroup tree, deepest first (cgroup folders go with rmdir, their files with them). */
-function removeCgroup(dir: string): void {
+export function removeCgroup(dir: string): void {
   if (!existsSync(dir)) return;
   for (const d of readdirSync(dir, { withFileTypes: true }))
     if (d.isDirectory()) removeCgroup(join(dir, d.name));

@@ -185,26 +185,47 @@ async function createMachine(options: MachineOptions, node: PlannedNode): Promis
   createCgroups(plan, node);
 }
 
+/** Starts the node's containerd (stamped with the lab id) and waits until it answers. */
+export async function startContainerd(
+  runner: CommandRunner,
+  labId: string,
+  node: string,
+  logDir: string,
+): Promise<void> {
+  const shell = machineShell(runner, labId, node);
+  // tini, a subreaper, reaps what containerd's shims leave behind (PID 1 here reaps nothing).
+  await runner.spawn(
+    'nsenter',
+    shell.enterArgv(['tini', '-s', '--', 'containerd', '--config', '/etc/containerd/config.toml']),
+    { logFile: join(logDir, `${node}-containerd.log`), env: { [LAB_ID_ENV]: labId } },
+  );
+  await pollFor(
+    `containerd on ${node}`,
+    async () => (await shell.exec(['ctr', 'version'], { check: false })).exitCode === 0,
+    { timeoutMs: CONTAINERD_READY_MS, intervalMs: 100 },
+  );
+}
+
 /** Starts containerd, waits until it answers, then the kubelet's supervisor; both stamped with the lab id. */
 async function startDaemons(options: MachineOptions, node: PlannedNode): Promise<void> {
   const { runner, plan, logDir } = options;
   const shell = machineShell(runner, plan.id, node.name);
   const env = { [LAB_ID_ENV]: plan.id };
-  // tini, a subreaper, reaps what containerd's shims leave behind (PID 1 here reaps nothing).
-  await runner.spawn(
-    'nsenter',
-    shell.enterArgv(['tini', '-s', '--', 'containerd', '--config', '/etc/containerd/config.toml']),
-    { logFile: join(logDir, `${node.name}-containerd.log`), env },
-  );
-  await pollFor(
-    `containerd on ${node.name}`,
-    async () => (await shell.exec(['ctr', 'version'], { check: false })).exitCode === 0,
-    { timeoutMs: CONTAINERD_READY_MS, intervalMs: 100 },
-  );
+  await startContainerd(runner, plan.id, node.name, logDir);
   await runner.spawn('nsenter', shell.enterArgv(['tini', '-s', '--', KUBELET_LOOP]), {
     logFile: join(logDir, `${node.name}-kubelet.log`),
     env,
   });
+}
+
+/**
+ * Boots one node's machine again (its namespaces' pins and cgroups gone, its network namespace
+ * and its disk kept), as a machine starts: network, mounts, cgroups, containerd, the kubelet.
+ */
+export async function bootMachine(options: MachineOptions, node: PlannedNode): Promise<void> {
+  mkdirSync(options.logDir, { recursive: true });
+  await createMachine(options, node);
+  await startDaemons(options, node);
 }
 
 /** Makes every node's machine and starts its daemons (the lab's namespaces exist already). */
