@@ -20,6 +20,9 @@
 #   PERIODIC_REAP      lab (default): reap leftovers of this job's lab only;
 #                      all: every hybrid-lab leftover not up (dedicated hypervisors only)
 #   PERIODIC_GRACE     seconds a signalled step gets before SIGKILL (default 60)
+#   DISRUPTIONS, DISRUPTION_NODES, OVER_TIME, LONG_LIVED_IDLE_MS
+#                      the over-time rows and the disruption phase (docs/disruption.md): on in
+#                      the nightly (DISRUPTIONS=on, LONG_LIVED_IDLE_MS=240000) unless set here
 #
 # Exit: 0 every cell as expected · 1-124 the suite's exit code (mocha: failed tests) ·
 #       125 infrastructure failure (reap, lab up or teardown failed, the lab was not ready,
@@ -254,6 +257,8 @@ fi
 
 log "running the suite against $LAB_NAME${MOCHA_ARGS[*]:+ (${MOCHA_ARGS[*]})}"
 export RESULTS_DIR=$ARTIFACTS
+# What a restart, a reboot or an idle hour does is the nightly's to find (docs/disruption.md).
+export DISRUPTIONS=${DISRUPTIONS:-on} LONG_LIVED_IDLE_MS=${LONG_LIVED_IDLE_MS:-240000}
 SUITE_STARTED=1
 rc=0
 run_step npm test -- "${MOCHA_ARGS[@]}" || rc=$?

@@ -96,8 +96,15 @@ has() { [ -s "$WORK/$1/artifacts/$2" ]; }
 
 echo "== verify-periodic: spec $SPEC (lab $LAB), work folder $WORK"
 
-periodic run1
+# The nightly's over-time rows and disruption phase (on by default) in the first run, on one node
+# and with a short idle time; the runs after it without, so the trend compares the matrix alone.
+periodic run1 DISRUPTION_NODES=lin1 LONG_LIVED_IDLE_MS=30000
 check "run1 (clean) exits 0" [ "$RC" -eq 0 ]
+check "run1 ran the disruption phase on lin1, each cell with its time to green" \
+  [ "$(json "$WORK/run1/artifacts/results.json" "d.cells.filter(c=>c.cell.startsWith('disruption/node-reboot/lin1/')&&c.verdict==='pass'&&c.recovery?.timeToGreenMs>=0).length>50")" = true ]
+check "run1 held its long-lived connections" \
+  [ "$(json "$WORK/run1/artifacts/results.json" "d.cells.filter(c=>c.cell.startsWith('long-lived-')&&c.verdict==='pass').length")" -ge 20 ]
+export DISRUPTIONS=off OVER_TIME=off
 for file in junit_01.xml summary.md matrix.html results.json periodic.log logs/harness.log \
   lab/plan.json lab/state.json netns/cluster.json trend.html trend.md; do
   check "run1 artifact $file" has run1 "$file"
