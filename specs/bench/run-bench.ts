@@ -9,6 +9,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { benchLifecycle, median, timeCommand } from './lifecycle-bench.ts';
+import { disruptionFigures } from './disruption-bench.ts';
 import { breakFault, healFaults } from '../../lab/faults/fault-engine.ts';
 import { openFaultSession } from '../../lab/faults/open-fault-session.ts';
 import { labDown, labUp } from '../../lab/lifecycle/lab-lifecycle.ts';
@@ -19,6 +20,8 @@ import { expandShorthand } from '../../lab/spec/shorthand.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
 
 const REPS = Number(process.env.BENCH_REPS ?? 3);
+/** `npm run bench -- --disruption`: the disruption figures only, kept beside the others. */
+const DISRUPTION_ONLY = process.argv.includes('--disruption');
 /**
  * Faults under which the matrix waits: dns-stopped (the server's port is closed, so lookups fail
  * at once on an ICMP port unreachable until the kernel's ICMP rate limit holds those back, and then
@@ -30,6 +33,16 @@ const home = mkdtempSync(join(tmpdir(), 'hl-bench-'));
 const env = { ...process.env, LAB_HOME: join(home, '.lab'), CI: 'true' };
 const store = new LabStore(env.LAB_HOME);
 const say = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+const out = process.env.BENCH_FILE ?? 'test-results/bench.json';
+if (DISRUPTION_ONLY) {
+  const disruption = await disruptionFigures(store, env, home, say);
+  mkdirSync('test-results', { recursive: true });
+  const kept = existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as object) : {};
+  writeFileSync(out, `${JSON.stringify({ ...kept, disruption }, null, 2)}\n`);
+  say(`disruption figures written to ${out}`);
+  process.exit(0);
+}
 
 say(`lab up/down, ${REPS} repetitions each`);
 const small = await benchLifecycle(store, 'bench3', 'k8s-netns-1-1-1', REPS);
@@ -216,6 +229,9 @@ function realLabFigures() {
 say('the real lab (netns-kubeadm): up, the suite, down');
 const realLab = realLabFigures();
 
+say('time to green per disruption action and OS');
+const disruption = await disruptionFigures(store, env, home, say);
+
 const figures = {
   when: new Date().toISOString(),
   machine: { cpus: cpus().length, node: process.version },
@@ -244,9 +260,9 @@ const figures = {
       ratio: Number((probeMs / bareMs).toFixed(2)),
     },
   },
+  disruption,
 };
 mkdirSync('test-results', { recursive: true });
-const out = process.env.BENCH_FILE ?? 'test-results/bench.json';
 // ci/libvirt-integration.sh adds the libvirt provider's figures (VMs need its namespace); keep them.
 const previous = existsSync(out)
   ? (JSON.parse(readFileSync(out, 'utf8')) as { libvirt?: unknown })
