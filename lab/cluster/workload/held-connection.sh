@@ -27,6 +27,8 @@ hold() {
   echo "holding $proto $host:$port pid $$"
   local seq seconds verb arg
   while :; do
+    # Its folder removed (the pod's held connections cleaned up): nothing will ask any more.
+    [[ -p in ]] || exit 0
     IFS=' ' read -r seq seconds verb arg <in || continue
     case $verb in
       http) ask_http "$host" "$arg" "$seconds" >"ans.$seq.tmp" ;;
