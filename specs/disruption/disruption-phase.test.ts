@@ -229,7 +229,7 @@ describe('the disruption phase', function () {
   });
 
   it('asks a connection held through the action again on the same connection', async () => {
-    const through = (seenAfter?: string) => ({
+    const through = () => ({
       kind: 'held' as const,
       meta: { ...HELD.meta, cell: `disruption/kube-proxy-restart/lin1/${HELD.meta.cell}` },
       disruption: sequence[0]!,
