@@ -21,7 +21,9 @@ async function hold(dir: string, kind: 'http' | 'udp', port: number): Promise<st
       out += chunk;
       if (/^(holding|failed) /m.test(out)) resolve(out.trim());
     });
-    child.on('exit', () => { resolve(out.trim()); });
+    child.on('exit', () => {
+      resolve(out.trim());
+    });
   });
 }
 
@@ -52,7 +54,9 @@ describe('held connections (held-connection.sh)', function () {
     // Accepts and never answers: what a silent drop looks like from the client.
     silent = createTcp(() => undefined);
     udp = createSocket('udp4');
-    udp.on('message', (m, from) => { udp.send(`got ${m.toString()}`, from.port, from.address); });
+    udp.on('message', (m, from) => {
+      udp.send(`got ${m.toString()}`, from.port, from.address);
+    });
     await Promise.all([
       new Promise<void>((r) => http.listen(0, '127.0.0.1', r)),
       new Promise<void>((r) => silent.listen(0, '127.0.0.1', r)),
