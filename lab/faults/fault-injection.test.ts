@@ -15,9 +15,26 @@ import {
   type TestWorkloads,
 } from '../testing/fault-test-lab.ts';
 import { skipIf } from '../testing/skip.ts';
+import { join } from 'node:path';
+import { heldDir } from '../cluster/dataplane/namespace-cleanup.ts';
+import { EmulatedNodeActions } from '../cluster/emulated-node-actions.ts';
+import {
+  HOLD_READY_LINE,
+  askArgv,
+  heldReply,
+  holdArgv,
+} from '../cluster/runtime/held-connection.ts';
+import { IDLE_CUT_SECONDS } from './over-time-faults.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const PROBE_MS = 1000;
+/** Faults whose change shows only once something happens on the lab (their witness makes it). */
+const CHANGED_BY_AN_EVENT = [
+  'stale-endpoint-kept',
+  'kube-proxy-not-rebuilt',
+  'udp-conntrack-kept',
+  'dns-pinned-after-move',
+];
 
 /** What the lab's dataplane and fault-relevant state look like, without counters. */
 async function snapshot(lab: TestLab): Promise<Record<string, unknown>> {
@@ -178,6 +195,113 @@ function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise
     'icmp-to-pods-dropped': async () => ok(await from('lin1', ['icmp', w.pods.win1!])),
     'dns-tcp-dropped': async () =>
       ok(await from('win1', ['dns-tcp', `web-linux.${lab.namespace}.svc.cluster.local`])),
+    ...overTimeWitnesses(lab, w, from),
+  };
+}
+
+/** A connection held from `node`'s test pod (held-connection.sh), asked with `ask`, closed after. */
+async function holding<T>(
+  lab: TestLab,
+  node: string,
+  target: { kind: 'http' | 'udp'; host: string; port: number },
+  use: (ask: (question: string) => Promise<ProbeReply>) => Promise<T>,
+): Promise<T> {
+  const pod = lab.cluster.store.read().pods.find((p) => p.name === `w-${node}`)!;
+  const runtime = lab.cluster.hosts.pods(node);
+  const dir = join(heldDir(pod.netns), `witness-${target.kind}`);
+  await runtime.start(pod.netns, holdArgv(dir, target), `${dir}.log`, HOLD_READY_LINE);
+  let seq = 0;
+  const ask = async (question: string) =>
+    heldReply(
+      (await runtime.exec(undefined, askArgv(dir, ++seq, PROBE_MS, target.kind, question))).stdout,
+    );
+  try {
+    return await use(ask);
+  } finally {
+    await runtime.exec(undefined, askArgv(dir, ++seq, PROBE_MS, 'close'));
+    await runtime.exec(undefined, ['rm', '-rf', dir, `${dir}.log`]);
+  }
+}
+
+/** The witnesses of the faults only time shows, each making the event it needs (on lin1). */
+function overTimeWitnesses(
+  lab: TestLab,
+  w: TestWorkloads,
+  from: (node: string, args: string[]) => Promise<ProbeReply>,
+): Record<string, () => Promise<boolean>> {
+  const { cluster } = lab;
+  const actions = new EmulatedNodeActions(cluster);
+  const web = ['http', `http://${w.services.linux.clusterIP}:80/hostname`];
+  return {
+    // lin1's kube-proxy restarts: its pods reach a Service once it programmed them again.
+    'kube-proxy-not-rebuilt': async () => {
+      await actions.kubeProxyRestart('lin1');
+      return (await from('lin1', web)).result === 'ok';
+    },
+    // A socket of lin1's pod keeps sending to a UDP Service whose backend is swapped.
+    'udp-conntrack-kept': async () => {
+      const namespace = lab.namespace;
+      const labels = (name: string) => ({ app: 'u', os: 'linux', pod: name });
+      await cluster.createPod({
+        name: 'u1',
+        namespace,
+        node: 'cp1',
+        hostname: 'u1',
+        labels: labels('u1'),
+      });
+      const svc = await cluster.createService({
+        name: 'udp-w',
+        namespace,
+        type: 'ClusterIP',
+        selector: { app: 'u' },
+        ports: [{ name: 'udp', port: 8081, targetPort: 8081, protocol: 'UDP' }],
+      });
+      try {
+        return await holding(
+          lab,
+          'lin1',
+          { kind: 'udp', host: svc.clusterIP!, port: 8081 },
+          async (ask) => {
+            if ((await ask('hostname')).body !== 'u1') return false;
+            await cluster.createPod({
+              name: 'u2',
+              namespace,
+              node: 'cp1',
+              hostname: 'u2',
+              labels: labels('u2'),
+            });
+            await cluster.deletePod('u1', namespace);
+            for (let i = 0; i < 3; i++) if ((await ask('hostname')).body === 'u2') return true;
+            return false;
+          },
+        );
+      } finally {
+        await cluster.deleteService('udp-w', namespace);
+        for (const name of ['u1', 'u2'])
+          await cluster.deletePod(name, namespace).catch(() => undefined);
+      }
+    },
+    // A connection from lin1's pod, idle longer than the fault lets one be, still answers.
+    'conntrack-idle-cut': () =>
+      holding(lab, 'lin1', { kind: 'http', host: w.pods.win1!, port: 8080 }, async (ask) => {
+        const first = await ask('/clientip');
+        await new Promise((r) => setTimeout(r, (IDLE_CUT_SECONDS + 3) * 1000));
+        const again = await ask('/clientip');
+        return first.result === 'ok' && again.result === 'ok' && again.body === first.body;
+      }),
+    // The DNS pod moves off cp1 and back: lin1's lookups while it was away.
+    'dns-pinned-after-move': async () => {
+      const home = actions.dnsNode();
+      await actions.moveDns();
+      try {
+        return (
+          (await from('lin1', ['dns', `web-linux.${lab.namespace}.svc.cluster.local`])).result ===
+          'ok'
+        );
+      } finally {
+        await actions.moveDnsTo(home);
+      }
+    },
   };
 }
 
@@ -223,8 +347,9 @@ describe('fault injection on a netns lab (integration)', function () {
       if (witness === undefined) expect.fail(`no witness probe for ${fault.id}`);
       expect(await witness(), 'works before the fault').to.be.true;
       await breakFault(current.session, fault.id);
-      // A kept endpoint changes nothing until an endpoint goes; its witness makes one go.
-      if (fault.id !== 'stale-endpoint-kept') {
+      // A kept endpoint changes nothing until an endpoint goes; its witness makes one go. So do
+      // the faults only time shows: until a restart, a deleted UDP endpoint, the DNS pod moving.
+      if (!CHANGED_BY_AN_EVENT.includes(fault.id)) {
         expect(await snapshot(current), 'the fault changed something').to.not.deep.equal(baseline);
       }
       expect(await witness(), 'fails while the fault is applied').to.be.false;
