@@ -101,7 +101,7 @@ export function extraLinuxImages(v: ComponentVersions, needs: Pick<ClusterNeeds,
   return [
     ...(needs.cni === 'flannel' ? Object.values(flannelImages(v)) : []),
     ...(v.clusterDns.kind === 'hl-cluster-dns' ? [v.clusterDns.image] : []),
-    ...(v.agnhostImage === undefined ? [] : [v.agnhostImage]),
+    ...(v.agnhostImages.linux === undefined ? [] : [v.agnhostImages.linux]),
   ];
 }
 
@@ -152,6 +152,15 @@ function linuxFiles(v: ComponentVersions, needs: ClusterNeeds): Artifact[] {
   ];
 }
 
+/** Images every Windows node imports: the sandbox, the HostProcess base, the suite's agnhost if named. */
+export function windowsImages(v: ComponentVersions): string[] {
+  return [
+    v.pauseImage,
+    v.hostProcessImage,
+    ...(v.agnhostImages.windows === undefined ? [] : [v.agnhostImages.windows]),
+  ];
+}
+
 function windowsFiles(v: ComponentVersions): Artifact[] {
   const k = v.kubernetes;
   const file = (path: string, what: string, from: string): Artifact => ({
@@ -169,7 +178,7 @@ function windowsFiles(v: ComponentVersions): Artifact[] {
   );
   const cni = `cni-plugins-windows-amd64-${v.windowsCniPlugins}.tgz`;
   const fcni = `cni-plugin-flannel-windows-amd64-${v.flannelCniPlugin}.tgz`;
-  const images = [v.pauseImage, v.hostProcessImage].map((ref): Artifact => ({
+  const images = windowsImages(v).map((ref): Artifact => ({
     kind: 'image',
     path: imageTarball('windows', ref),
     what: `image ${ref}`,

@@ -21,7 +21,9 @@ Add-HlMachinePath $k
 
 $version = (& "$k\kubeadm.exe" version -o short)
 if ($version -ne $Hl.HL_K8S_VERSION) { Stop-Hl "kubeadm.exe is $version, the lab wants $($Hl.HL_K8S_VERSION)" }
-foreach ($folder in 'C:\var\log\kubelet', 'C:\var\lib\kubelet\etc\kubernetes\pki', 'C:\etc\kubernetes\pki') {
+# From Kubernetes 1.23 (the planner's floor) the kubelet reads kubeadm's absolute C:\etc\kubernetes\pki
+# as it is; older ones looked below C:\var\lib\kubelet (kubeadm#2330), which no lab here runs.
+foreach ($folder in 'C:\var\log\kubelet', 'C:\etc\kubernetes\pki') {
     if (-not (Test-Path $folder)) {
         New-Item -ItemType Directory -Force -Path $folder | Out-Null
         Write-HlChanged $folder
