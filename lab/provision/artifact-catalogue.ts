@@ -13,8 +13,12 @@ export interface Artifact {
   path: string;
   /** What needs it, in a few words. */
   what: string;
-  /** Where to get it when staging. */
+  /** Where to get it when staging, for a person. */
   from: string;
+  /** The one address that serves exactly this file: what a node without a cache downloads. */
+  url?: string;
+  /** An archive's member the installing script takes out (`nssm-2.24/win64/nssm.exe`). */
+  member?: string;
 }
 
 /** Debian packages of Linux nodes; the cache holds them with a Packages index (a flat repo). */
@@ -50,6 +54,7 @@ export function containerdRelease(os: NodeOs, version: string): Artifact {
     path: `containerd/v${version}/${file}`,
     what: `containerd ${version} for ${os === 'linux' ? 'Linux' : 'Windows'}`,
     from: `${GITHUB}/containerd/containerd/releases/download/v${version}/${file}`,
+    url: `${GITHUB}/containerd/containerd/releases/download/v${version}/${file}`,
   };
 }
 
@@ -163,11 +168,14 @@ export function windowsImages(v: ComponentVersions): string[] {
 
 function windowsFiles(v: ComponentVersions): Artifact[] {
   const k = v.kubernetes;
-  const file = (path: string, what: string, from: string): Artifact => ({
+  /** A file one URL serves as it is, saved under `path`. */
+  const file = (path: string, what: string, url: string, member?: string): Artifact => ({
     kind: 'file',
     path,
     what,
-    from,
+    from: member === undefined ? url : `${url} (the script takes ${member} out of it)`,
+    url,
+    ...(member === undefined ? {} : { member }),
   });
   const bins = ['kubelet', 'kubeadm', 'kubectl', 'kube-proxy'].map((bin) =>
     file(
@@ -203,9 +211,10 @@ function windowsFiles(v: ComponentVersions): Artifact[] {
       `${GITHUB}/flannel-io/flannel/releases/download/${v.flannel}/flanneld.exe`,
     ),
     file(
-      'nssm/2.24/nssm.exe',
+      'nssm/2.24/nssm-2.24.zip',
       'nssm 2.24 (runs kubelet as a service)',
-      'https://nssm.cc/release/nssm-2.24.zip (win64/nssm.exe)',
+      'https://nssm.cc/release/nssm-2.24.zip',
+      'nssm-2.24/win64/nssm.exe',
     ),
     ...images,
   ];

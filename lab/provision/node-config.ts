@@ -7,6 +7,7 @@ import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
 import {
   artifactsFor,
   clusterNeeds,
+  type Artifact,
   containerdRelease,
   DEBIAN_REPO_DIR,
   debianPackages,
@@ -62,7 +63,7 @@ function common(plan: LabPlan, node: PlannedNode, v: ComponentVersions): Record<
 }
 
 /** Path of the first catalogue artifact whose path ends with `suffix`. */
-function pathEnding(files: { path: string }[], suffix: string): string {
+function pathEnding(files: Artifact[], suffix: string): string {
   const found = files.find((f) => f.path.endsWith(suffix));
   if (found === undefined) throw new Error(`artifact catalogue has no ${suffix}`);
   return found.path;
@@ -95,7 +96,7 @@ function linuxContainerd(v: ComponentVersions): Record<string, string> {
   return {
     HL_CONTAINERD_VERSION: pinned ?? '',
     HL_ARTIFACT_CONTAINERD: release?.path ?? '',
-    HL_CONTAINERD_URL: release?.from ?? '',
+    HL_CONTAINERD_URL: release?.url ?? '',
     HL_CONTAINERD_MAJOR: String(versionParts(nodeContainerd('linux', v)).major),
   };
 }
@@ -140,6 +141,9 @@ export function windowsNodeJson(
   imageTarballs: readonly string[],
 ): string {
   const files = artifactsFor('windows', v);
+  // The archive whose member is nssm.exe.
+  const nssm = files.find((f) => f.member?.endsWith('/nssm.exe') === true);
+  if (nssm === undefined) throw new Error('artifact catalogue has no nssm archive');
   const values = {
     ...common(plan, node, v),
     ...artifactSettings(source, STAGE.windows, '\\'),
@@ -163,9 +167,12 @@ export function windowsNodeJson(
       `cni-plugin-flannel-windows-amd64-${v.flannelCniPlugin}.tgz`,
     ),
     HL_ARTIFACT_FLANNELD: pathEnding(files, '/flanneld.exe'),
-    HL_ARTIFACT_NSSM: pathEnding(files, '/nssm.exe'),
+    HL_ARTIFACT_NSSM: nssm.path,
+    HL_NSSM_MEMBER: nssm.member ?? '',
     HL_IMAGE_TARBALLS: imageTarballs.join(' '),
-    HL_UPSTREAM: Object.fromEntries(files.map((f) => [f.path, f.from])),
+    HL_UPSTREAM: Object.fromEntries(
+      files.flatMap((f) => (f.url === undefined ? [] : [[f.path, f.url]])),
+    ),
   };
   return `${JSON.stringify(values, null, 2)}\n`;
 }
