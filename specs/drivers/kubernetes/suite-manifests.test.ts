@@ -135,9 +135,10 @@ describe('suite manifests (rendered from manifests/suite)', () => {
     expect(windows?.spec).to.deep.include({ hostNetwork: true });
     const command = windows!.spec!.containers[0]!.command!;
     expect(command.slice(0, 3)).to.deep.equal(['powershell.exe', '-NoProfile', '-Command']);
-    expect(command[3]).to.include(
-      '"$env:CONTAINER_SANDBOX_MOUNT_POINT\\agnhost.exe" netexec "--http-port=8085"',
-    );
+    // The image's agnhost has no extension; CreateProcess starts it by full path.
+    expect(command[3]).to.include('FileName = "$env:CONTAINER_SANDBOX_MOUNT_POINT\\agnhost";');
+    expect(command[3]).to.include("Arguments = 'netexec --http-port=8085 --udp-port=8086'");
+    expect(command[3]).to.include('UseShellExecute = $false');
     // Not a Service backend: no Service selects app=host-netexec.
     expect(linux?.metadata?.labels).to.include({ app: 'host-netexec' });
   });
