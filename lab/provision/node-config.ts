@@ -22,6 +22,7 @@ import {
 } from './kubeadm-config.ts';
 import type { ArtifactSource } from './provision-settings.ts';
 import { STAGE } from './step-runner.ts';
+import { windowsHostListeners } from './windows-host-listeners.ts';
 import { externalRoute } from '../plan/outbound-nat.ts';
 
 /** Where the node scripts look for artifacts (the cache itself on a node that shares this host's files) and what their messages tell the user. */
@@ -151,7 +152,7 @@ export function windowsNodeJson(
     HL_KUBEADM_API: kubeadmApiVersion(v.kubernetes),
     HL_KUBE_NETWORK: plan.cni.windowsNetworkName,
     HL_CNI_BACKEND: plan.cni.backend,
-    HL_VXLAN_PORT: String(plan.cni.port),
+    HL_FIREWALL_RULES: windowsHostListeners(plan),
     HL_CONTAINERD_VERSION: v.containerd.windows,
     HL_ARTIFACT_KUBELET: pathEnding(files, '/kubelet.exe'),
     HL_ARTIFACT_KUBEADM: pathEnding(files, '/kubeadm.exe'),
