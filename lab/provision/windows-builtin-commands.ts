@@ -90,6 +90,7 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
     'ConvertFrom-Json',
     'ConvertTo-Json',
     'Format-Table',
+    'Get-Date',
     'Get-FileHash',
     'Invoke-WebRequest',
     'New-Object',
