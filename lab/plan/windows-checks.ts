@@ -9,6 +9,8 @@ import type { LabSpec } from '../spec/lab-spec-schema.ts';
 
 /** A Windows feature the lab relies on, and the first Kubernetes minor that has it as used here. */
 export interface WindowsVersionFloor {
+  /** The facts catalogue's row (lab/provision/windows-facts.ts) that says why, with its sources. */
+  fact: string;
   /** What needs it, as the planner's error names it. */
   feature: string;
   /** `1.23`: major.minor. */
@@ -19,16 +21,19 @@ export interface WindowsVersionFloor {
 
 export const WINDOWS_VERSION_FLOORS: readonly WindowsVersionFloor[] = [
   {
+    fact: 'hostprocess-version-floor',
     feature: 'HostProcess containers (flannel, kube-proxy and the suite on Windows nodes)',
     since: '1.23',
     usedWhen: 'windows-node',
   },
   {
+    fact: 'kubelet-pki-path-floor',
     feature: "kubelet's absolute CA path under C:\\etc\\kubernetes\\pki (kubeadm's layout)",
     since: '1.23',
     usedWhen: 'windows-node',
   },
   {
+    fact: 'windsr-version-floor',
     feature: 'kube-proxy --enable-dsr with the WinDSR feature gate (windows.dsr)',
     since: '1.14',
     usedWhen: 'windows-dsr',

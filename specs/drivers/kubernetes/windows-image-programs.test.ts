@@ -3,9 +3,22 @@
  * every command the Kubernetes driver runs in a Windows agnhost pod and every Windows container of
  * the suite's manifests.
  */
+import { isIP } from 'node:net';
 import { expect } from 'chai';
+import {
+  CREATE_PROCESS_LINE_LIMIT,
+  HOSTPROCESS_EXEC_LINE_LIMIT,
+} from '../../../lab/provision/windows-facts.ts';
 import { AGNHOST_WINDOWS } from '../../../lab/provision/windows-image-commands.ts';
-import type { ProbeRequest } from '../../model/lab-driver.ts';
+import {
+  hostProcessExecLine,
+  unquotedCmdMetacharacters,
+  windowsCommandLine,
+} from '../../../lab/testing/windows-command-line.ts';
+import { hostNetworkSource, type ProbeRequest, type SuiteNode } from '../../model/lab-driver.ts';
+import { expandCells } from '../../matrix/expand-cells.ts';
+import { MATRIX } from '../../matrix/rows.ts';
+import { fakeWorkloads } from '../../testing/fake-workloads.ts';
 import { probeCommand } from './agnhost-probe.ts';
 import { renderSuiteManifests, type RenderInput } from './suite-manifests.ts';
 
@@ -86,5 +99,46 @@ describe('Windows agnhost image: what the suite runs in it (facts catalogue)', (
         }
       }
     }
+  });
+
+  it('every exec the driver builds for a Windows pod fits the command line its container takes', () => {
+    const nodes: SuiteNode[] = [
+      { name: 'cp1', os: 'linux', role: 'control-plane', ip: '192.168.200.10' },
+      { name: 'win1', os: 'windows', role: 'worker', ip: '192.168.200.11' },
+      { name: 'win2', os: 'windows', role: 'worker', ip: '192.168.200.12' },
+    ];
+    const workloads = fakeWorkloads(nodes);
+    const windowsPods = new Set(
+      workloads.pods.filter((p) => p.os === 'windows').map((p) => p.name),
+    );
+    const hostSources = new Set(
+      nodes.filter((n) => n.os === 'windows').map((n) => hostNetworkSource(n.name)),
+    );
+    let fromHost = 0;
+    let fromPods = 0;
+    for (const cell of expandCells(MATRIX, nodes)) {
+      const spec = cell.probe?.(workloads);
+      if (spec === undefined) continue;
+      const requests: ProbeRequest[] = [spec.request];
+      // A UDP probe to a name looks the name up first (kubernetes-driver.ts).
+      if (spec.request.kind === 'udp' && isIP(spec.request.host) === 0)
+        requests.push({ kind: 'dns', name: spec.request.host });
+      for (const request of requests) {
+        const argv = probeCommand('windows', request, 10_000);
+        if (hostSources.has(spec.from)) {
+          fromHost++;
+          const line = hostProcessExecLine(argv);
+          expect(line.length, cell.meta.title).to.be.at.most(HOSTPROCESS_EXEC_LINE_LIMIT);
+          expect(unquotedCmdMetacharacters(line), `${cell.meta.title}: ${line}`).to.deep.equal([]);
+        } else if (windowsPods.has(spec.from)) {
+          fromPods++;
+          expect(windowsCommandLine(argv).length, cell.meta.title).to.be.at.most(
+            CREATE_PROCESS_LINE_LIMIT,
+          );
+        }
+      }
+    }
+    expect(fromHost, 'cells probe from Windows host networks').to.be.greaterThan(0);
+    expect(fromPods, 'cells probe from Windows pods').to.be.greaterThan(0);
   });
 });

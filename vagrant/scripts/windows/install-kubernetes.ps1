@@ -48,6 +48,7 @@ $wrapper = @"
   '--bootstrap-kubeconfig=C:\etc\kubernetes\bootstrap-kubelet.conf' '--kubeconfig=C:\etc\kubernetes\kubelet.conf' ``
   '--hostname-override=$($Hl.HL_NODE_NAME)' '--node-ip=$($Hl.HL_NODE_IP)' ``
   '--enable-debugging-handlers' '--cgroups-per-qos=false' '--enforce-node-allocatable=' '--resolv-conf='
+exit `$LASTEXITCODE
 "@
 Set-HlFile "$k\StartKubelet.ps1" $wrapper | Out-Null
 
