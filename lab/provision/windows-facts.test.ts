@@ -2,7 +2,7 @@
  * The Windows facts catalogue itself (every fact sourced, relied on, and checked by a test that
  * exists), and the checks derived from its facts that have no better home.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
@@ -17,6 +17,7 @@ import { REPO_ROOT, windowsScripts } from '../testing/windows-scripts.ts';
 import { joinStep, windowsBaseSteps, windowsNetworkSteps } from './provision-steps.ts';
 import { scriptCommand } from './step-runner.ts';
 import { PKTMON_DEFAULT_VXLAN_PORT, WINDOWS_FACTS } from './windows-facts.ts';
+import { renderFactsSection, withFactsSection } from './windows-facts-page.ts';
 
 /** The `it()` titles of a test file, as patterns (a template's `${…}` matches anything). */
 function testTitles(file: string): RegExp[] {
@@ -173,5 +174,17 @@ describe('the Windows facts catalogue', () => {
   it("the lab's VXLAN port is the one pktmon -e matches", () => {
     const plan = planLab(loadSpec('libvirt-hybrid', REPO_ROOT).spec);
     expect(plan.cni.port).to.equal(PKTMON_DEFAULT_VXLAN_PORT);
+  });
+
+  it('docs/windows-facts.md shows every fact of the catalogue, and no other (UPDATE_DOCS=1 rewrites it)', () => {
+    const file = join(REPO_ROOT, 'docs/windows-facts.md');
+    const page = readFileSync(file, 'utf8');
+    const rendered = withFactsSection(page);
+    if (process.env.UPDATE_DOCS === '1') writeFileSync(file, rendered);
+    expect(page, 'the page is the rendering of the catalogue').to.equal(rendered);
+    const headings = [...page.matchAll(/^### (\S+)$/gm)].map((m) => m[1]);
+    expect(headings).to.deep.equal(WINDOWS_FACTS.map((f) => f.id));
+    for (const fact of WINDOWS_FACTS)
+      for (const source of fact.sources) expect(renderFactsSection(), fact.id).to.include(source);
   });
 });
