@@ -187,4 +187,52 @@ describe('the Windows facts catalogue', () => {
     for (const fact of WINDOWS_FACTS)
       for (const source of fact.sources) expect(renderFactsSection(), fact.id).to.include(source);
   });
+
+  it('every file a HostProcess start script reads from its sandbox is in a volume its container mounts', () => {
+    interface PodSpec {
+      automountServiceAccountToken?: boolean;
+      containers: { command: string[]; volumeMounts?: { mountPath: string }[] }[];
+    }
+    interface Doc {
+      kind: string;
+      data?: Record<string, string>;
+      spec?: { template: { spec: PodSpec } };
+    }
+    let read = 0;
+    for (const file of [
+      'manifests/windows/flannel-hostprocess.yaml',
+      'manifests/windows/kube-proxy-hostprocess.yaml',
+    ]) {
+      const docs = parseAllDocuments(readFileSync(join(REPO_ROOT, file), 'utf8')).map(
+        (d) => d.toJS() as Doc,
+      );
+      const scripts = docs.flatMap((d) =>
+        d.kind === 'ConfigMap' ? Object.values(d.data ?? {}) : [],
+      );
+      const pod = docs.find((d) => d.kind === 'DaemonSet')!.spec!.template.spec;
+      // The service account token is mounted unless the pod opts out.
+      const mounts = [
+        ...(pod.automountServiceAccountToken === false
+          ? []
+          : ['/var/run/secrets/kubernetes.io/serviceaccount']),
+        ...pod.containers.flatMap((c) =>
+          (c.volumeMounts ?? []).map((m) => m.mountPath.replace(/\/$/, '')),
+        ),
+      ];
+      const command = JSON.stringify(pod.containers.map((c) => c.command));
+      for (const text of [...scripts, command]) {
+        for (const [, path = ''] of text.matchAll(
+          /\$(?:sandbox|env:CONTAINER_SANDBOX_MOUNT_POINT)[\\/]+([^"'\s)]+)/g,
+        )) {
+          read++;
+          const inside = `/${path.replace(/\\+/g, '/')}`;
+          expect(
+            mounts.some((m) => inside === m || inside.startsWith(`${m}/`)),
+            `${file}: ${inside} is in no volume (${mounts.join(', ')})`,
+          ).to.equal(true);
+        }
+      }
+    }
+    expect(read).to.be.greaterThan(4);
+  });
 });

@@ -204,9 +204,9 @@ export const WINDOWS_FACTS: readonly WindowsFact[] = [
   },
   {
     id: 'hostprocess-sandbox-path',
-    fact: "A HostProcess container runs on the host and finds its image's files under $env:CONTAINER_SANDBOX_MOUNT_POINT. hcsshim replaces the text `%CONTAINER_SANDBOX_MOUNT_POINT%` and `$env:CONTAINER_SANDBOX_MOUNT_POINT` in a process's command line with that folder before it starts it.",
+    fact: "A HostProcess container runs on the host and finds its image's files, and its volumes, under $env:CONTAINER_SANDBOX_MOUNT_POINT (containerd 1.6 puts volumes only there; where the host has bind filter support hcsshim binds them at their mountPath and there too). hcsshim replaces the text `%CONTAINER_SANDBOX_MOUNT_POINT%` and `$env:CONTAINER_SANDBOX_MOUNT_POINT` in a process's command line with that folder before it starts it.",
     soTheCode:
-      "Start scripts and the host-network netexec reach image files through that folder; in a container's command line the variable stands only inside double quotes, where the replaced path is still one string.",
+      "Start scripts read their ConfigMaps and service account token, and the host-network netexec its agnhost, through that folder, which works with both containerd versions; in a container's command line the variable stands only inside double quotes, where the replaced path is still one string.",
     sources: [HOSTPROCESS_PAGE, `${HCSSHIM_JOB}/jobcontainer.go`],
     reliedOnBy: [
       'manifests/suite/host-netexec-pod-windows.yaml',
@@ -221,6 +221,10 @@ export const WINDOWS_FACTS: readonly WindowsFact[] = [
       {
         file: 'lab/provision/windows-script-commands.test.ts',
         test: 'every command is defined by the project, installed by its scripts, or a documented Windows Server 2022 built-in',
+      },
+      {
+        file: FACTS_TEST,
+        test: 'every file a HostProcess start script reads from its sandbox is in a volume its container mounts',
       },
     ],
   },
