@@ -465,7 +465,7 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
 
   describe('icmp (ping)', () => {
     const icmp: ProbeRequest = { kind: 'icmp', host: '10.244.2.7' };
-    it("pings once with iputils' ping on Linux, ping.exe on Windows, within the budget", () => {
+    it("pings once with iputils' ping on Linux, PowerShell 7's .NET Ping on Windows, within the budget", () => {
       expect(probeCommand('linux', icmp, 2500)).to.deep.equal([
         'ping',
         '-n',
@@ -478,13 +478,30 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
         '10.244.2.7',
       ]);
       expect(probeCommand('windows', icmp, 2500)).to.deep.equal([
-        'ping.exe',
-        '-n',
-        '1',
-        '-w',
-        '2500',
-        '10.244.2.7',
+        'pwsh.exe',
+        '-NoProfile',
+        '-NonInteractive',
+        '-Command',
+        "$r = [System.Net.NetworkInformation.Ping]::new().Send('10.244.2.7', 2500); '--hybrid-lab-ping:' + $r.Status + ' ' + $r.Address",
       ]);
+    });
+
+    it("reads the Windows echo request's IPStatus and the reply's source", () => {
+      const win = (stdout: string, exitCode = 0, stderr = '') =>
+        replyFromExec(icmp, ran(exitCode, stdout, stderr), 'windows');
+      expect(win('--hybrid-lab-ping:Success 10.244.2.7\r\n')).to.deep.equal({
+        result: 'ok',
+        peer: '10.244.2.7',
+      });
+      expect(win('--hybrid-lab-ping:TimedOut 0.0.0.0\r\n').result).to.equal('timeout');
+      expect(win('--hybrid-lab-ping:DestinationHostUnreachable 10.244.3.1\r\n')).to.deep.equal({
+        result: 'unreachable',
+        error: 'DestinationHostUnreachable from 10.244.3.1',
+      });
+      expect(win('', 1, 'Exception calling "Send" with "2" argument(s)')).to.deep.equal({
+        result: 'error',
+        error: 'Exception calling "Send" with "2" argument(s)',
+      });
     });
 
     it('reads the reply, the silence (exit 1) and a ping that could not run', () => {

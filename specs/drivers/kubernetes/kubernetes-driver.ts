@@ -42,7 +42,7 @@ import {
   probeArgv,
 } from '../../../lab/cluster/runtime/workload-programs.ts';
 import {
-  agnhostImage,
+  agnhostImages,
   kubernetesSettings,
   type KubernetesSettings,
 } from './kubernetes-settings.ts';
@@ -71,8 +71,8 @@ export interface LabFacts {
 export interface KubernetesDriverOptions {
   /** Outside the cluster, where this host is not (netns kubeadm labs): NodePort probes and the echo. */
   outside?: LabOutside;
-  /** The agnhost image the lab provides (its nodes imported it); AGNHOST_IMAGE still wins. */
-  image?: string;
+  /** The agnhost image per OS the lab provides (its nodes imported it); AGNHOST_IMAGE still wins. */
+  images?: Partial<Record<Os, string>>;
   /** What the lab says of itself for the results (how Kubernetes was built, what the nodes are). */
   facts?: Readonly<Record<string, string>>;
   /** Injected API clients (unit tests pass fakes); missing ones are built from the KubeConfig. */
@@ -200,7 +200,7 @@ export class KubernetesDriver implements LabDriver {
     const churned = SERVICE_OSES.flatMap((os) => churnPlan(this.nodes, os) ?? []);
     const options = this.#options;
     const settings = this.#settings;
-    const image = agnhostImage(settings, options.image);
+    const images = agnhostImages(settings, options.images);
     // Where this host's packets to the nodes come from: NodePort probes, and the echo by default.
     const outsideAddress =
       options.outside?.address ?? (await routeSourceAddress(this.#runner, this.nodes[0]!.ip));
@@ -209,7 +209,7 @@ export class KubernetesDriver implements LabDriver {
       namespace: runNamespace(runId),
       runId,
       lab: this.#facts.lab,
-      image,
+      images,
       dnsDomain: this.#facts.dnsDomain ?? 'cluster.local',
       pods,
       serviceOses: SERVICE_OSES,
@@ -237,8 +237,8 @@ export class KubernetesDriver implements LabDriver {
         namespace: this.#deployment.namespace,
         runId,
         lab: this.#facts.lab,
-        linuxImage: settings.evidenceImage ?? image,
-        windowsImage: image,
+        linuxImage: settings.evidenceImage ?? images.linux,
+        windowsImage: images.windows,
         nodes: this.nodes.map((n) => ({
           name: n.name,
           nodeHostname: this.#nodeHostname(n.name),
