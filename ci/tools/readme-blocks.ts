@@ -5,6 +5,7 @@
  *   tsx ci/tools/readme-blocks.ts README.md   prints the bash script that runs every block
  */
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { LabError } from '../../lab/errors.ts';
 import { quoteArg } from '../../lab/remote/quote.ts';
 import { isMain, runMain } from './run-main.ts';
@@ -130,7 +131,7 @@ function main(argv: string[]): void {
   } catch (error) {
     throw new LabError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
-  process.stdout.write(runScript(readmeBlocks(text, file), file));
+  process.stdout.write(runScript(readmeBlocks(text, basename(file)), basename(file)));
 }
 
 if (isMain(import.meta.url)) await runMain('readme-blocks', main);
