@@ -29,6 +29,9 @@ CHECKOUT=/root/hybrid-lab
 # A root shell's environment on a fresh machine, plus CI=true (a missing tool fails the suite).
 ROOT_ENV=(HOME=/root USER=root LOGNAME=root SHELL=/bin/bash TERM=dumb CI=true
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
+# This machine reaches the npm registry through a proxy its own CA vouches for; so does the root.
+MACHINE_CA=/etc/ssl/hl-machine-ca.crt # a path no Debian package owns
+[ -z "${NODE_EXTRA_CA_CERTS:-}" ] || ROOT_ENV+=("NODE_EXTRA_CA_CERTS=$MACHINE_CA")
 
 log() { printf '%s clean-debian: %s\n' "$(date +%T)" "$*"; }
 die() {
@@ -137,7 +140,7 @@ mark copy
 
 # What a fresh Debian 12 machine has: its mirror's sources (installer style) and no package lists.
 rm -f "$root/etc/apt/sources.list"
-rm -rf "$root"/var/lib/apt/lists/*
+find "$root/var/lib/apt/lists" -mindepth 1 -maxdepth 1 ! -name partial -exec rm -rf {} +
 cat >"$root/etc/apt/sources.list.d/debian.sources" <<EOF
 Types: deb
 URIs: $mirror
@@ -152,6 +155,7 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+[ -z "${NODE_EXTRA_CA_CERTS:-}" ] || cp "$NODE_EXTRA_CA_CERTS" "$root$MACHINE_CA"
 echo clean-debian >"$root/etc/hostname"
 printf '127.0.0.1 localhost\n127.0.1.1 clean-debian\n' >"$root/etc/hosts"
 # This machine's Node.js: node, npm and npx (links and what they point at), npm's own folder.
@@ -162,7 +166,7 @@ for tool in node npm npx; do
 done
 node_files+=("$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")")
 tar -C / -cf - "${node_files[@]#/}" | tar -C "$root" -xf -
-log "node $(chroot "$root" /usr/bin/node --version), npm $(chroot "$root" /usr/bin/env PATH=/usr/bin:/bin npm --version)"
+log "node $(chroot "$root" /usr/bin/env -i /usr/bin/node --version), npm $(chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin npm --version)"
 # A clean clone of HEAD: nothing of this work tree's uncommitted or ignored files.
 head=$(git rev-parse HEAD)
 git clone -q --no-hardlinks "$PWD" "$root$CHECKOUT"

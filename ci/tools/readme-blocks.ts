@@ -3,6 +3,7 @@
  * README itself so the two cannot drift. The contract, owned here: each block is a fenced ```sh
  * block on the line right after its marker line `<!-- ci:clean-debian NAME -->`.
  *   tsx ci/tools/readme-blocks.ts README.md   prints the bash script that runs every block
+ *   (run it with HL_README_DRY_RUN=FILE to list the commands in FILE instead)
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -23,7 +24,7 @@ export function cleanDebianMarker(name: CleanDebianBlock): string {
 
 export interface ReadmeBlock {
   readonly name: CleanDebianBlock;
-  /** 1-based line of the block's first command. */
+  /** 1-based line of the block's first line (after the ```sh). */
   readonly line: number;
   /** The command lines as a user types them (continuations joined, comments and blanks dropped). */
   readonly lines: readonly string[];
@@ -90,7 +91,10 @@ export function lineCommands(line: string): string[] {
 }
 
 const ALL_TIMES = '"${hl_times[@]}"';
-/** Defines hl_run (one command in this shell, its wall time, exit at its failure) and hl_block. */
+/**
+ * Defines hl_run (one command in this shell, its wall time, exit at its failure) and hl_block.
+ * With HL_README_DRY_RUN=FILE each command is added to FILE instead of run.
+ */
 const PRELUDE = String.raw`hl_times=()
 hl_summary() {
   printf '\n== wall time of each README command\n'
@@ -100,6 +104,7 @@ hl_block() { printf '\n== README block %s (%s)\n' "$1" "$2"; }
 hl_run() {
   local began=$EPOCHREALTIME rc=0 took
   printf '\n== $ %s\n' "$1"
+  if [ -n "$HL_README_DRY_RUN" ]; then printf '%s\n' "$1" >>"$HL_README_DRY_RUN" && return; fi
   eval "$1" </dev/null || rc=$?
   took=$(awk -v a="$began" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
   hl_times+=("$(printf '%7s s  %s' "$took" "$1")")
