@@ -155,7 +155,7 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
 cp /etc/resolv.conf "$root/etc/resolv.conf"
-[ -z "${NODE_EXTRA_CA_CERTS:-}" ] || cp "$NODE_EXTRA_CA_CERTS" "$root$MACHINE_CA"
+[ -z "${NODE_EXTRA_CA_CERTS:-}" ] || install -D -m 0644 "$NODE_EXTRA_CA_CERTS" "$root$MACHINE_CA"
 echo clean-debian >"$root/etc/hostname"
 printf '127.0.0.1 localhost\n127.0.1.1 clean-debian\n' >"$root/etc/hosts"
 # This machine's Node.js: node, npm and npx (links and what they point at), npm's own folder.
