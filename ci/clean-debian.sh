@@ -18,8 +18,10 @@
 # root's cold build is the one that fills it (CI builds once), or with --scratch-cache DIR an
 # overlay whose writes go to DIR (the host cache read-only beneath: nothing of it changes).
 #
-# Usage: ci/clean-debian.sh [--scratch-cache DIR] [--results DIR]
+# Usage: ci/clean-debian.sh [--scratch-cache DIR] [--results DIR] [--command CMD]
 #   --results DIR   copies the last suite's test-results/ (the real-kubernetes run) to DIR
+#   --command CMD   runs CMD (bash, in the checkout) instead of the README's commands: does a
+#                   script install all it uses? (e.g. 'npm ci && npm run test:provision-sandbox')
 #   HL_CLEAN_CACHE  roots by recipe hash and run folders (default /var/cache/hybrid-lab/clean-debian)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,7 +64,7 @@ if [ "${1:-}" = --inside ]; then
   hostname clean-debian
   in_root() { chroot "$root" /usr/bin/env -i "${ROOT_ENV[@]}" /bin/bash -c "cd $CHECKOUT && $1"; }
   rc=0
-  in_root 'bash /root/readme.sh' || rc=$?
+  in_root 'bash /root/commands.sh' || rc=$?
   echo
   log "teardown (not README commands): every lab the commands brought up"
   # shellcheck disable=SC2016 # runs in the chroot
@@ -76,12 +78,13 @@ if [ "${1:-}" = --inside ]; then
   exit "$rc"
 fi
 
-scratch='' results=''
+scratch='' results='' command=''
 while [ $# -gt 0 ]; do
   case $1 in
     --scratch-cache) scratch=$(realpath -m "${2:?--scratch-cache DIR}") && shift 2 ;;
     --results) results=$(realpath -m "${2:?--results DIR}") && shift 2 ;;
-    *) echo "usage: $0 [--scratch-cache DIR] [--results DIR]" >&2 && exit 2 ;;
+    --command) command=${2:?--command CMD} && shift 2 ;;
+    *) echo "usage: $0 [--scratch-cache DIR] [--results DIR] [--command CMD]" >&2 && exit 2 ;;
   esac
 done
 [ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, namespaces, chroot)"
@@ -172,7 +175,11 @@ head=$(git rev-parse HEAD)
 git clone -q --no-hardlinks "$PWD" "$root$CHECKOUT"
 git -C "$root$CHECKOUT" checkout -q --detach "$head"
 log "checkout: $(git -C "$root$CHECKOUT" log -1 --format='%h %s')"
-node --import tsx ci/tools/readme-blocks.ts "$root$CHECKOUT/README.md" >"$root/root/readme.sh"
+if [ -n "$command" ]; then
+  printf 'set -e\n%s\n' "$command" >"$root/root/commands.sh"
+else
+  node --import tsx ci/tools/readme-blocks.ts "$root$CHECKOUT/README.md" >"$root/root/commands.sh"
+fi
 mark setup
 
 recipe=$(bash "$root$CHECKOUT/vagrant/artifacts/kubernetes/build.sh" --recipe-hash)
@@ -193,7 +200,7 @@ fi
 list_cgroups() { find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d -name 'hl-*_*' | sort; }
 list_cgroups >"$cgroups_before"
 
-log "the README's commands in the clean root (as root, in $CHECKOUT)"
+log "${command:-the README commands} in the clean root (as root, in $CHECKOUT)"
 unshare --mount --pid --uts --ipc --fork --kill-child --propagation private -- \
   tini -- "$PWD/ci/clean-debian.sh" --inside "$root" "$mode" "$K8S_CACHE" "$scratch" &
 ns_pid=$!
