@@ -6,12 +6,14 @@
 # Node.js. Stops at the first README command that fails, with its exit code; prints each one's
 # wall time. Then takes down every lab the commands brought up and checks nothing is left.
 #
-# unshare + chroot, not systemd-nspawn: the commands need what root has on this host — writable
-# cgroup v1 hierarchies for the kubelets, /proc/sys, /sys, /dev, every capability, no seccomp
-# filter — which nspawn withholds, and no init system. Namespaces of their own: PID (tini is its
-# PID 1; when it ends the kernel kills whatever is left), mount (its end takes every mount and
-# `ip netns` pin, all under the root's own /run), UTS and IPC. The network namespace is the
-# host's, for apt and npm; netns labs create nothing in it.
+# unshare + pivot_root, not systemd-nspawn: the commands need what root has on this host —
+# writable cgroup v1 hierarchies for the kubelets, /proc/sys, /sys, /dev, every capability, no
+# seccomp filter — which nspawn withholds, and no init system. Not chroot either: a process that
+# enters a mount namespace (nsenter --mount, as every namespace node is entered) lands at that
+# namespace's root, which must be the clean root, not this host's. Namespaces of their own: PID
+# (tini is its PID 1; when it ends the kernel kills whatever is left), mount (its end takes every
+# mount and `ip netns` pin, all under the root's own /run), UTS and IPC. The network namespace is
+# the host's, for apt and npm; netns labs create nothing in it.
 #
 # The Kubernetes artifact cache (HL_K8S_CACHE, default /var/cache/hybrid-lab/kubernetes) appears
 # at that path inside: read-only when it holds the checkout's recipe; else writable, so the clean
@@ -42,11 +44,12 @@ die() {
 }
 
 # In the new namespaces (tini runs this as `clean-debian.sh --inside ROOT MODE CACHE SCRATCH`):
-# the root's own mounts, then the README's commands, then the teardown, each in the chroot.
+# the root's own mounts, the root made the namespace's root (this host's detached), then the
+# README's commands and the teardown.
 if [ "${1:-}" = --inside ]; then
   root=$2 mode=$3 cache=$4 scratch=$5
   readlink /proc/self/ns/pid >"$root/../pid-namespace"
-  mount --bind "$root" "$root" # runc wants / to be a mount point
+  mount --bind "$root" "$root" # pivot_root wants a mount point
   mount -t proc proc "$root/proc"
   mount --rbind /sys "$root/sys"
   mount --rbind /dev "$root/dev"
@@ -62,12 +65,15 @@ if [ "${1:-}" = --inside ]; then
       ;;
   esac
   hostname clean-debian
-  in_root() { chroot "$root" /usr/bin/env -i "${ROOT_ENV[@]}" /bin/bash -c "cd $CHECKOUT && $1"; }
+  cd "$root"
+  pivot_root . .
+  umount -l . # this host's root, which pivot_root stacked on top
+  in_root() { /usr/bin/env -i "${ROOT_ENV[@]}" /bin/bash -c "cd $CHECKOUT && $1"; }
   rc=0
   in_root 'bash /root/commands.sh' || rc=$?
   echo
   log "teardown (not README commands): every lab the commands brought up"
-  # shellcheck disable=SC2016 # runs in the chroot
+  # shellcheck disable=SC2016 # runs in the clean root's shell
   in_root 'for plan in .lab/*/plan.json; do
       [ -e "$plan" ] || continue
       name=$(basename "$(dirname "$plan")")
@@ -87,7 +93,7 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--scratch-cache DIR] [--results DIR] [--command CMD]" >&2 && exit 2 ;;
   esac
 done
-[ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, namespaces, chroot)"
+[ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, namespaces, pivot_root)"
 CLEAN_CACHE=${HL_CLEAN_CACHE:-/var/cache/hybrid-lab/clean-debian}
 K8S_CACHE=$(realpath -m "${HL_K8S_CACHE:-$K8S_PATH}")
 
@@ -229,5 +235,5 @@ if [ -n "$results" ]; then
   cp -a "$root$CHECKOUT/test-results/." "$results/" 2>/dev/null || log "no test-results to copy"
 fi
 log "timings: ${timings[*]}"
-if [ "$rc" -eq 0 ]; then log "every README command passed"; else log "failed (exit $rc)"; fi
+if [ "$rc" -eq 0 ]; then log "${command:-every README command} passed"; else log "failed (exit $rc)"; fi
 exit "$rc"
