@@ -38,6 +38,8 @@ MACHINE_CA=/etc/ssl/hl-machine-ca.crt # a path no Debian package owns
 [ -z "${NODE_EXTRA_CA_CERTS:-}" ] || ROOT_ENV+=("NODE_EXTRA_CA_CERTS=$MACHINE_CA")
 
 log() { printf '%s clean-debian: %s\n' "$(date +%T)" "$*"; }
+online_cpus() { seq 0 $(($(getconf _NPROCESSORS_ONLN) - 1)); }
+EXIT_NS_ORDER=75
 die() {
   log "error: $*" >&2
   exit 1
@@ -49,6 +51,15 @@ die() {
 if [ "${1:-}" = --inside ]; then
   root=$2 mode=$3 cache=$4 scratch=$5
   readlink /proc/self/ns/pid >"$root/../pid-namespace"
+  # Mount namespace ids come from per-CPU batches here, and a mount namespace can be pinned (as
+  # `unshare --mount=FILE` pins each node's) only from a namespace with a smaller id: this one
+  # must be below every CPU's next, or it is made again on another CPU (the caller's loop).
+  for cpu in $(online_cpus); do
+    : >"$root/../probe"
+    taskset -c "$cpu" unshare --mount="$root/../probe" true 2>/dev/null || exit "$EXIT_NS_ORDER"
+    umount "$root/../probe"
+  done
+  taskset -pc "$(online_cpus | paste -sd,)" $$ >/dev/null
   mount --bind "$root" "$root" # pivot_root wants a mount point
   mount -t proc proc "$root/proc"
   mount --rbind /sys "$root/sys"
@@ -77,6 +88,7 @@ if [ "${1:-}" = --inside ]; then
   in_root 'for plan in .lab/*/plan.json; do
       [ -e "$plan" ] || continue
       name=$(basename "$(dirname "$plan")")
+      echo "$name" >>/root/lab-names
       npm run --silent lab:down -- --lab "$name" || npm run --silent lab -- reap --lab "$name" || exit 1
     done
     left=$(ip netns list 2>/dev/null || true)
@@ -207,12 +219,17 @@ list_cgroups() { find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d -name 'hl-*
 list_cgroups >"$cgroups_before"
 
 log "${command:-the README commands} in the clean root (as root, in $CHECKOUT)"
-unshare --mount --pid --uts --ipc --fork --kill-child --propagation private -- \
-  tini -- "$PWD/ci/clean-debian.sh" --inside "$root" "$mode" "$K8S_CACHE" "$scratch" &
-ns_pid=$!
-rc=0
-wait "$ns_pid" || rc=$?
-ns_pid=''
+for cpu in $(online_cpus); do
+  taskset -c "$cpu" unshare --mount --pid --uts --ipc --fork --kill-child --propagation private -- \
+    tini -- "$PWD/ci/clean-debian.sh" --inside "$root" "$mode" "$K8S_CACHE" "$scratch" &
+  ns_pid=$!
+  rc=0
+  wait "$ns_pid" || rc=$?
+  ns_pid=''
+  [ "$rc" -eq "$EXIT_NS_ORDER" ] || break
+  log "its mount namespace (made on CPU $cpu) could not pin a node's; made again on the next CPU"
+done
+[ "$rc" -ne "$EXIT_NS_ORDER" ] || log "error: no CPU gave the clean root a mount namespace that can pin a node's" >&2
 mark commands
 
 # Whatever the commands started ended with the namespace; checked, not assumed.
@@ -224,7 +241,12 @@ if [ -n "$survivors" ]; then
   log "error: processes of the clean root outlived it: $survivors" >&2
   [ "$rc" -ne 0 ] || rc=1
 fi
-leaked=$(list_cgroups | comm -13 "$cgroups_before" -)
+# Only the clean root's labs' (other labs may come and go on this machine meanwhile).
+leaked=''
+if [ -s "$root/root/lab-names" ]; then
+  ours=$(sed 's|.*|^/sys/fs/cgroup/[^/]*/hl-&_|' "$root/root/lab-names")
+  leaked=$(list_cgroups | comm -13 "$cgroups_before" - | grep -f <(printf '%s\n' "$ours") || true)
+fi
 if [ -n "$leaked" ]; then
   log "error: the labs left cgroups (removed now): $(echo "$leaked" | tr '\n' ' ')" >&2
   while read -r cg; do find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null || true; done <<<"$leaked"
