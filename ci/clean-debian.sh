@@ -51,15 +51,6 @@ die() {
 if [ "${1:-}" = --inside ]; then
   root=$2 mode=$3 cache=$4 scratch=$5
   readlink /proc/self/ns/pid >"$root/../pid-namespace"
-  # Mount namespace ids come from per-CPU batches here, and a mount namespace can be pinned (as
-  # `unshare --mount=FILE` pins each node's) only from a namespace with a smaller id: this one
-  # must be below every CPU's next, or it is made again on another CPU (the caller's loop).
-  for cpu in $(online_cpus); do
-    : >"$root/../probe"
-    taskset -c "$cpu" unshare --mount="$root/../probe" true 2>/dev/null || exit "$EXIT_NS_ORDER"
-    umount "$root/../probe"
-  done
-  taskset -pc "$(online_cpus | paste -sd,)" $$ >/dev/null
   mount --bind "$root" "$root" # pivot_root wants a mount point
   mount -t proc proc "$root/proc"
   mount --rbind /sys "$root/sys"
@@ -79,6 +70,16 @@ if [ "${1:-}" = --inside ]; then
   cd "$root"
   pivot_root . .
   umount -l . # this host's root, which pivot_root stacked on top
+  # Mount namespace ids come from per-CPU batches here, and a mount namespace can be pinned (as
+  # `unshare --mount=FILE` pins each node's) only from a namespace with a smaller id: this one
+  # must be below every CPU's next, or it is made again on another CPU (the caller's loop).
+  for cpu in $(online_cpus); do
+    : >/run/hl-probe
+    taskset -c "$cpu" unshare --mount=/run/hl-probe true 2>/dev/null || exit "$EXIT_NS_ORDER"
+    umount /run/hl-probe
+  done
+  rm /run/hl-probe
+  taskset -pc "$(online_cpus | paste -sd,)" $$ >/dev/null
   in_root() { /usr/bin/env -i "${ROOT_ENV[@]}" /bin/bash -c "cd $CHECKOUT && $1"; }
   rc=0
   in_root 'bash /root/commands.sh' || rc=$?
