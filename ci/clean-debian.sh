@@ -163,6 +163,7 @@ mark copy
 # What a fresh Debian 12 machine has: its mirror's sources (installer style) and no package lists.
 rm -f "$root/etc/apt/sources.list"
 find "$root/var/lib/apt/lists" -mindepth 1 -maxdepth 1 ! -name partial -exec rm -rf {} +
+chroot "$root" chown _apt:root /var/lib/apt/lists/partial /var/cache/apt/archives/partial # as an installed system has them
 cat >"$root/etc/apt/sources.list.d/debian.sources" <<EOF
 Types: deb
 URIs: $mirror
