@@ -45,8 +45,12 @@ function bash(script: string, dir: string, env: Record<string, string> = {}) {
 
 describe('README blocks CI runs on a clean Debian (ci/tools/readme-blocks.ts)', function () {
   let dir = '';
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'hl-readme-blocks-'))));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hl-readme-blocks-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('reads each marked block: its lines as typed, the line it starts on, in run order', () => {
     const text = readme(
