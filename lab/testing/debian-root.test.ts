@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -47,6 +47,8 @@ describe('Debian roots cached by their recipe (debian-root.ts)', function () {
     const root = await ensureDebianRoot(runner, cache, RECIPE);
     expect(root).to.equal(join(cache, rootRecipeHash(RECIPE)));
     expect(existsSync(root)).to.be.true;
+    // The root is every user's `/`.
+    expect(statSync(root).mode & 0o777).to.equal(0o755);
     const debootstrap = runner.calls.find((c) => c.file === 'debootstrap')!;
     expect(debootstrap.args.slice(0, 3)).to.deep.equal([
       '--variant=minbase',

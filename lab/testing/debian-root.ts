@@ -3,7 +3,7 @@
  * a changed recipe builds a new root; a build that dies half-way is never taken for a root.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandRunner } from '../exec/command-runner.ts';
 
@@ -46,6 +46,7 @@ export async function ensureDebianRoot(
   if (existsSync(root)) return root;
   mkdirSync(join(cacheDir, 'debs'), { recursive: true });
   const part = mkdtempSync(join(cacheDir, `${hash}.part-`));
+  chmodSync(part, 0o755); // it becomes `/`: mkdtemp's 0700 kept every other user out (dbus, _apt)
   try {
     const include = recipe.include.length > 0 ? [`--include=${recipe.include.join(',')}`] : [];
     await runner.run(
