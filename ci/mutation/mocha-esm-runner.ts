@@ -38,6 +38,8 @@ interface MochaEsmOptions {
   spec: string[];
   /** Files the globs match that must not run (they need a lab, or take minutes). */
   ignore?: string[];
+  /** A regular expression of the full titles of tests not to run: each spawns a whole suite. */
+  exclude?: string;
   /** Each test's own timeout, as .mocharc.unit.json gives it. */
   timeoutMs?: number;
   /**
@@ -121,6 +123,7 @@ export class MochaEsmRunner implements TestRunner {
       const now = process.env.NODE_OPTIONS ?? '';
       if (!now.includes(preload)) process.env.NODE_OPTIONS = `${now} ${preload}`.trim();
     }
+    this.#select(undefined);
     try {
       const result = await this.#run(disableBail, undefined);
       if (result.status !== DryRunStatus.Complete || coverageAnalysis === 'off') return result;
@@ -140,12 +143,7 @@ export class MochaEsmRunner implements TestRunner {
     const { activeMutant, testFilter, disableBail, hitLimit, mutantActivation } = options;
     this.#ns.hitLimit = hitLimit;
     this.#ns.hitCount = hitLimit === undefined ? undefined : 0;
-    const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    this.#mocha!.grep(
-      testFilter === undefined
-        ? /.*/
-        : new RegExp(testFilter.map((t) => `^${escape(t)}$`).join('|')),
-    );
+    this.#select(testFilter);
     setEnv(INSTRUMENTER_CONSTANTS.ACTIVE_MUTANT_ENV_VARIABLE, activeMutant.id);
     try {
       return toMutantRunResult(await this.#run(disableBail, activeMutant.id, mutantActivation));
@@ -155,9 +153,28 @@ export class MochaEsmRunner implements TestRunner {
   }
 
   dispose(): Promise<void> {
-    this.#mocha?.dispose();
+    try {
+      this.#mocha?.dispose();
+    } catch (error) {
+      // Stryker disposes a runner it timed out while its tests still run: the process ends anyway.
+      if ((error as { code?: string }).code !== 'ERR_MOCHA_INSTANCE_ALREADY_RUNNING') throw error;
+    }
     rmSync(this.#tmp, { recursive: true, force: true });
     return Promise.resolve();
+  }
+
+  /** Runs the tests of `filter` (full titles), or every test but the excluded ones. */
+  #select(filter: readonly string[] | undefined): void {
+    const mocha = this.#mocha!;
+    const exclude = this.#options.exclude;
+    if (filter !== undefined) {
+      const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      mocha.grep(new RegExp(filter.map((t) => `^${escape(t)}$`).join('|')));
+      mocha.options.invert = false;
+    } else {
+      mocha.grep(exclude === undefined ? /.*/ : new RegExp(exclude));
+      mocha.options.invert = exclude !== undefined;
+    }
   }
 
   async #run(
@@ -300,6 +317,7 @@ export const strykerValidationSchema = {
         ignore: { type: 'array', items: { type: 'string' } },
         timeoutMs: { type: 'integer', minimum: 1 },
         retries: { type: 'integer', minimum: 0 },
+        exclude: { type: 'string', minLength: 1 },
       },
     },
   },
