@@ -30,6 +30,7 @@ const tcp: ProbeRequest = { kind: 'tcp', host: '10.244.2.7', port: 8080 };
 const endpoints: ProbeRequest = {
   kind: 'endpoints',
   base: 'http://10.96.101.21:80',
+  service: 'web-linux',
   expect: ['netexec-lin1-a', 'netexec-lin2-a'],
   maxRequests: 8,
 };
@@ -220,6 +221,7 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
     const sweep: ProbeRequest = {
       kind: 'endpoints',
       base: 'udp://10.96.101.21:8081',
+      service: 'web-linux',
       expect: ['netexec-lin2-b'],
       maxRequests: 20,
     };
