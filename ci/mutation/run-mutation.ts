@@ -12,18 +12,26 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LabError } from '../../lab/errors.ts';
 import { isMain, runMain } from '../tools/run-main.ts';
 import { compareEquivalents, readEquivalents } from './equivalents.ts';
 import { readReport, scoresByFolder, undetectedMutants } from './mutation-report.ts';
+import {
+  reviewOk,
+  summaryLines,
+  summaryMarkdown,
+  type MutationReview,
+} from './mutation-summary.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CONFIG = 'stryker.config.json';
 const EQUIVALENTS = 'stryker-equivalent.json';
 const REPORT = 'test-results/mutation/mutation.json';
+const SUMMARY = 'test-results/mutation/summary.md';
+const HTML = 'test-results/mutation/index.html';
 const STRYKER = 'node_modules/@stryker-mutator/core/bin/stryker.js';
 
 /** Where the incremental state of `root`'s config and lockfile lives under `cacheRoot`. */
@@ -33,41 +41,20 @@ export function incrementalFile(root: string, cacheRoot: string): string {
   return join(cacheRoot, hash.digest('hex').slice(0, 16), 'stryker-incremental.json');
 }
 
-/** What the run found beyond Stryker's own verdict: the per-folder scores and the equivalents check. */
-export function reviewReport(root: string): { lines: string[]; ok: boolean } {
+/** What the run found: per-folder scores, and each survivor checked against the equivalents list. */
+export function reviewReport(root: string): MutationReview {
   const report = readReport(join(root, REPORT));
-  const lines = [
-    'mutation score per folder (detected / valid mutants; excluded: type errors, static):',
-  ];
-  for (const s of scoresByFolder(report)) {
-    const score = Number.isNaN(s.score) ? '   -  ' : `${s.score.toFixed(2).padStart(6)}%`;
-    lines.push(
-      `  ${score}  ${s.folder}  (${s.detected}/${s.detected + s.undetected}, ${s.excluded} excluded)`,
-    );
-  }
   const undetected = undetectedMutants(report);
   const { unlisted, stale } = compareEquivalents(
     undetected,
     readEquivalents(join(root, EQUIVALENTS)),
     new Set(Object.keys(report.files)),
   );
-  const listed = undetected.length - unlisted.length;
-  lines.push(
-    `${undetected.length} mutants undetected, ${listed} of them listed as equivalent in ${EQUIVALENTS}`,
-  );
-  for (const u of unlisted) {
-    const original = JSON.stringify(u.original);
-    lines.push(
-      `  ${u.status.toUpperCase()} ${u.file}:${u.line} ${u.mutator}: ${original} → ${JSON.stringify(u.replacement)}`,
-    );
-  }
-  if (unlisted.length > 0)
-    lines.push(`kill each with a test, or list it in ${EQUIVALENTS} with why it is equivalent`);
-  for (const e of stale)
-    lines.push(
-      `  STALE ${EQUIVALENTS}: ${e.file} ${e.mutator} ${JSON.stringify(e.original)} matches no survivor: remove it`,
-    );
-  return { lines, ok: unlisted.length === 0 && stale.length === 0 };
+  const config = JSON.parse(readFileSync(join(root, CONFIG), 'utf8')) as {
+    thresholds?: { break?: number | null };
+  };
+  const breakAt = config.thresholds?.break ?? null;
+  return { scores: scoresByFolder(report), undetected, unlisted, stale, breakAt };
 }
 
 function main(argv: string[]): void {
@@ -107,14 +94,14 @@ function main(argv: string[]): void {
     );
   }
   const review = reviewReport(ROOT);
-  process.stdout.write(
-    `${review.lines.join('\n')}\nmutation: ${seconds} s, report test-results/mutation/index.html\n`,
-  );
+  writeFileSync(join(ROOT, SUMMARY), summaryMarkdown(review, EQUIVALENTS));
+  const lines = summaryLines(review, EQUIVALENTS);
+  process.stdout.write(`${lines.join('\n')}\nmutation: ${seconds} s, report ${HTML}\n`);
   if (stryker.status !== 0)
     process.stderr.write(
       `mutation: Stryker exited ${stryker.status ?? stryker.signal}: under thresholds.break or failed\n`,
     );
-  if (stryker.status !== 0 || !review.ok) process.exitCode = 1;
+  if (stryker.status !== 0 || !reviewOk(review)) process.exitCode = 1;
 }
 
 if (isMain(import.meta.url)) await runMain('mutation', main);
