@@ -19,17 +19,16 @@ import type { Logger } from '@stryker-mutator/api/logging';
 import { PluginKind, commonTokens, declareClassPlugin, tokens } from '@stryker-mutator/api/plugin';
 import {
   DryRunStatus,
-  TestStatus,
   determineHitLimitReached,
   toMutantRunResult,
   type DryRunOptions,
   type DryRunResult,
   type MutantRunOptions,
   type MutantRunResult,
-  type TestResult,
   type TestRunner,
 } from '@stryker-mutator/api/test-runner';
-import { addUnder, attributeSuites, suiteKey } from './coverage-keys.ts';
+import { addUnder, attributeSuites } from './coverage-keys.ts';
+import { ENV_KEY, RunEvents, setEnv, type Instrumentation } from './run-events.ts';
 import { specFiles } from './spec-files.ts';
 
 /** What `mochaEsm` in stryker.config.json may say. */
@@ -49,18 +48,8 @@ interface MochaEsmOptions {
   retries?: number;
 }
 
-/** Stryker's instrumentation state in this process (INSTRUMENTER_CONSTANTS names its fields). */
-interface Instrumentation {
-  activeMutant?: string;
-  currentTestId?: string;
-  mutantCoverage?: MutantCoverage;
-  hitCount?: number;
-  hitLimit?: number;
-}
-
 const CHILD_HOOK = fileURLToPath(new URL('./child-coverage.mjs', import.meta.url));
 const ENV_DIR = 'HL_MUTATION_COVERAGE_DIR';
-const ENV_KEY = 'HL_MUTATION_COVERAGE_KEY';
 
 export class MochaEsmRunner implements TestRunner {
   static inject = tokens(commonTokens.logger, commonTokens.options);
@@ -69,10 +58,7 @@ export class MochaEsmRunner implements TestRunner {
   readonly #tmp = mkdtempSync(join(tmpdir(), 'hl-mutation-'));
   #mocha: Mocha | undefined;
   #loaded = false;
-  #tests: TestResult[] = [];
-  /** Tests under each suite key seen in the dry run, for the coverage of its all-hooks. */
-  #testsUnder = new Map<string, string[]>();
-  #collecting = false;
+  readonly #events: RunEvents;
 
   constructor(
     private readonly log: Logger,
@@ -81,6 +67,7 @@ export class MochaEsmRunner implements TestRunner {
     this.#options = (options as { mochaEsm?: MochaEsmOptions }).mochaEsm ?? { spec: [] };
     const g = globalThis as Record<string, Instrumentation | undefined>;
     this.#ns = g[INSTRUMENTER_CONSTANTS.NAMESPACE] ??= {};
+    this.#events = new RunEvents(this.#ns);
   }
 
   capabilities() {
@@ -101,7 +88,7 @@ export class MochaEsmRunner implements TestRunner {
     mocha.cleanReferencesAfterRun(false);
     for (const file of files) mocha.addFile(file);
     const listen = (events: Mocha.Runner) => {
-      this.#listen(events);
+      this.#events.listen(events);
     };
     mocha.reporter(
       class extends Mocha.reporters.Base {
@@ -116,8 +103,8 @@ export class MochaEsmRunner implements TestRunner {
   }
 
   async dryRun({ coverageAnalysis, disableBail }: DryRunOptions): Promise<DryRunResult> {
-    this.#collecting = coverageAnalysis === 'perTest';
-    if (this.#collecting) {
+    this.#events.collecting = coverageAnalysis === 'perTest';
+    if (this.#events.collecting) {
       process.env[ENV_DIR] = mkdtempSync(join(this.#tmp, 'coverage-'));
       const preload = `--import=${CHILD_HOOK}`;
       const now = process.env.NODE_OPTIONS ?? '';
@@ -130,9 +117,9 @@ export class MochaEsmRunner implements TestRunner {
       const coverage = this.#ns.mutantCoverage ?? { static: {}, perTest: {} };
       if (coverageAnalysis === 'all') return { ...result, mutantCoverage: coverage };
       this.#readChildren(coverage, process.env[ENV_DIR] ?? '');
-      return { ...result, mutantCoverage: attributeSuites(coverage, this.#testsUnder) };
+      return { ...result, mutantCoverage: attributeSuites(coverage, this.#events.testsUnder) };
     } finally {
-      this.#collecting = false;
+      this.#events.collecting = false;
       this.#ns.currentTestId = undefined;
       setEnv(ENV_DIR, undefined);
       setEnv(ENV_KEY, undefined);
@@ -192,83 +179,18 @@ export class MochaEsmRunner implements TestRunner {
       }
       bail(mocha.suite, !disableBail);
       this.#ns.activeMutant = mutant;
-      this.#tests = [];
+      this.#events.tests = [];
       await new Promise<void>((resolve) => {
         mocha.run(() => {
           resolve();
         });
       });
       const timedOut = determineHitLimitReached(this.#ns.hitCount, this.#ns.hitLimit);
-      return timedOut ?? { status: DryRunStatus.Complete, tests: this.#tests };
+      return timedOut ?? { status: DryRunStatus.Complete, tests: this.#events.tests };
     } catch (error) {
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
       return { status: DryRunStatus.Error, errorMessage: message };
     }
-  }
-
-  /** Records each test's result and, in a dry run, under which key coverage is being recorded. */
-  #listen(events: Mocha.Runner): void {
-    const { EVENT_TEST_BEGIN, EVENT_TEST_END, EVENT_HOOK_BEGIN, EVENT_HOOK_END } =
-      Mocha.Runner.constants;
-    let started = performance.now();
-    const ms = () => Math.round(performance.now() - started);
-    const recordUnder = (key: string | undefined) => {
-      if (!this.#collecting) return;
-      this.#ns.currentTestId = key;
-      setEnv(ENV_KEY, key);
-    };
-    events.on(EVENT_TEST_BEGIN, (test) => {
-      started = performance.now();
-      recordUnder(test.fullTitle());
-    });
-    events.on(EVENT_TEST_END, () => {
-      recordUnder(undefined);
-    });
-    events.on(EVENT_HOOK_BEGIN, (hook: Mocha.Hook) => {
-      const test = hook.ctx?.currentTest;
-      const each = /^"(before|after) each" hook/.test(hook.title);
-      const suite = hook.parent;
-      if (each || suite === undefined || suite.root) {
-        recordUnder(each ? test?.fullTitle() : undefined);
-        return;
-      }
-      const key = suiteKey(suite.fullTitle());
-      if (this.#collecting && !this.#testsUnder.has(key)) {
-        const tests: string[] = [];
-        suite.eachTest((t) => tests.push(t.fullTitle()));
-        this.#testsUnder.set(key, tests);
-      }
-      recordUnder(key);
-    });
-    events.on(EVENT_HOOK_END, () => {
-      recordUnder(undefined);
-    });
-    events.on('pass', (test) => {
-      const id = test.fullTitle();
-      this.#tests.push({
-        id,
-        name: id,
-        status: TestStatus.Success,
-        timeSpentMs: ms(),
-        ...file(test),
-      });
-    });
-    events.on('pending', (test) => {
-      const id = test.fullTitle();
-      this.#tests.push({ id, name: id, status: TestStatus.Skipped, timeSpentMs: 0, ...file(test) });
-    });
-    events.on('fail', (test, error: Error) => {
-      // A failing hook stands for the test it ran for.
-      const id = test.ctx?.currentTest?.fullTitle() ?? test.fullTitle();
-      const failureMessage = error.stack ?? error.message;
-      this.#tests.push({
-        id,
-        name: id,
-        status: TestStatus.Failed,
-        timeSpentMs: ms(),
-        failureMessage,
-      });
-    });
   }
 
   /** Adds what the processes the tests started reached, each under the key it was started with. */
@@ -284,19 +206,9 @@ export class MochaEsmRunner implements TestRunner {
   }
 }
 
-/** Sets (or, with undefined, removes) a variable of this process's environment, which the processes tests start inherit. */
-function setEnv(name: string, value: string | undefined): void {
-  if (value === undefined) Reflect.deleteProperty(process.env, name);
-  else process.env[name] = value;
-}
-
 function bail(suite: Mocha.Suite, on: boolean): void {
   suite.bail(on);
   for (const child of suite.suites) bail(child, on);
-}
-
-function file(test: Mocha.Runnable): { fileName?: string } {
-  return test.file === undefined ? {} : { fileName: test.file };
 }
 
 export const strykerPlugins = [
