@@ -2,6 +2,7 @@
 import type { LabDriver, Workloads } from '../model/lab-driver.ts';
 import { sendProbe } from '../model/lab-driver.ts';
 import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
+import { InfrastructureError } from '../model/infrastructure-error.ts';
 import { judgeReply, verdictOf } from './judge.ts';
 import type { Expectation } from './profile.ts';
 import type { SuiteSettings } from './suite-settings.ts';
@@ -18,6 +19,9 @@ export const CHURN_SETTLE_MS = 30_000;
 const CHURN_POLL_MS = 1000;
 
 export type RunnerSettings = Pick<SuiteSettings, 'concurrency' | 'timeoutMs' | 'retries'>;
+
+/** A probe's outcome and evidence; `infra` when the lab could not carry the probe at all. */
+type Judged = { outcome: Outcome; detail: string; infra?: boolean };
 
 /** Told when a cell's probes start and when its result is known (the run's recorder). */
 export interface CellObserver {
@@ -195,7 +199,7 @@ export class CellRunner {
     // any other.
     const settleUntil =
       expectsOk && settleMs !== undefined && settleMs > 0 ? started + settleMs : undefined;
-    let judged = { outcome: Outcome.Error as Outcome, detail: '' };
+    let judged: Judged = { outcome: Outcome.Error, detail: '' };
     let attempts = 0;
     // A settling cell fails only on an attempt that began after the bound: a sweep that started
     // while the rules were still changing proves nothing.
@@ -204,7 +208,7 @@ export class CellRunner {
       attempts++;
       attemptStarted = performance.now();
       judged = await this.#attempt(spec);
-      if (judged.outcome === Outcome.Ok) break;
+      if (judged.outcome === Outcome.Ok || judged.infra === true) break;
       if (settleUntil !== undefined) await delay(CHURN_POLL_MS);
     }
     const target =
@@ -219,7 +223,8 @@ export class CellRunner {
               : spec.request.host;
     return {
       ...base,
-      verdict: verdictOf(expectation.expected, judged.outcome),
+      verdict:
+        judged.infra === true ? 'infra-error' : verdictOf(expectation.expected, judged.outcome),
       actual: judged.outcome,
       detail: `${spec.from} → ${target}: ${judged.detail}`,
       durationMs: Math.round(performance.now() - started),
@@ -227,12 +232,19 @@ export class CellRunner {
     };
   }
 
-  /** One probe, judged; a driver that throws (exec API error, crash) gives an Error outcome with its stack. */
-  async #attempt(spec: ProbeSpec): Promise<{ outcome: Outcome; detail: string }> {
+  /**
+   * One probe, judged; a driver that throws (exec API error, crash) gives an Error outcome with its
+   * stack, one that finds the lab unfit for the probe (InfrastructureError) an infrastructure error.
+   */
+  async #attempt(spec: ProbeSpec): Promise<Judged> {
     try {
       const reply = await sendProbe(this.driver, this.workloads, spec, this.settings.timeoutMs);
       return judgeReply(reply, spec.check);
     } catch (error) {
+      if (error instanceof InfrastructureError) {
+        const hint = error.hint === undefined ? '' : ` (${error.hint})`;
+        return { outcome: Outcome.Error, detail: `${error.message}${hint}`, infra: true };
+      }
       const e = error instanceof Error ? error : new Error(String(error));
       return { outcome: Outcome.Error, detail: `the probe failed: ${e.stack ?? e.message}` };
     }

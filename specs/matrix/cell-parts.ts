@@ -97,6 +97,7 @@ export function everyEndpoint(
     request: {
       kind: 'endpoints',
       base,
+      service: service(w, os).name,
       expect,
       maxRequests: REQUESTS_PER_ENDPOINT * expect.length,
     },

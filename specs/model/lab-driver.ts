@@ -114,6 +114,9 @@ export type ProbeRequest =
   | {
       kind: 'endpoints';
       base: string;
+      /** The Service at `base`, by name: an error about the sweep names it. */
+      service: string;
+      /** Never empty: a sweep that expects no endpoint would pass without a request. */
       expect: string[];
       maxRequests: number;
       minRequests?: number;

@@ -645,10 +645,12 @@ async function main(): Promise<void> {
     await probe('tcp-ok', { kind: 'tcp', host: target.ip, port: 8080 });
     await probe('tcp-refused', { kind: 'tcp', host: target.ip, port: 9 });
     await probe('tcp-timeout', { kind: 'tcp', host: idle(251), port: 8080 }, 1000);
+    // One request each: a name no endpoint has keeps the sweep going until maxRequests.
     const udpSweep = (base: string) => ({
       kind: 'endpoints' as const,
       base,
-      expect: [],
+      service: 'web-linux',
+      expect: ['(one request)'],
       maxRequests: 1,
     });
     await probe('udp-sweep-service', udpSweep('udp://web-linux:8081'));

@@ -50,12 +50,17 @@ const MAX_BODY_CHARS = 4096;
  * Makes up to `maxRequests` requests through `ask` (`request` counts from 1), stopping once every
  * name in `expect` answered (but not before `minRequests`: an endpoint that should be gone is
  * reached only when a request lands on it) or at the first request whose result is not ok.
+ * Throws RangeError, asking nothing, when `expect` is empty: such a sweep would pass unasked.
  * @template {SweepReply} R
- * @param {{ expect: readonly string[], maxRequests: number, minRequests?: number }} sweep
+ * @param {{ expect: readonly string[], maxRequests: number, minRequests?: number, service?: string, base?: string }} sweep
  * @param {(request: number, answered: readonly EndpointAnswer[]) => Promise<R>} ask
  * @returns {Promise<R | AnsweredReply>}
  */
-export async function sweepEndpoints({ expect, maxRequests, minRequests = 0 }, ask) {
+export async function sweepEndpoints({ expect, maxRequests, minRequests = 0, service, base }, ask) {
+  if (expect.length === 0) {
+    const of = service ?? base ?? 'a Service';
+    throw new RangeError(`no endpoint to expect of ${of}: a sweep of none would pass unasked`);
+  }
   /** @type {EndpointAnswer[]} */
   const answers = [];
   const unseen = new Set(expect);

@@ -75,6 +75,47 @@ describe('endpoint sweep', () => {
     });
   });
 
+  it('makes exactly minRequests requests when every endpoint answered sooner', async () => {
+    const always = () => Promise.resolve(answered('a'));
+    for (const minRequests of [1, 2, 3, 7]) {
+      const asked: number[] = [];
+      const reply = await sweepEndpoints({ expect: ['a'], maxRequests: 10, minRequests }, (n) => {
+        asked.push(n);
+        return always();
+      });
+      expect(asked, `minRequests ${minRequests}`).to.have.length(minRequests);
+      expect(reply.answers).to.have.length(minRequests);
+    }
+  });
+
+  it('never goes past maxRequests, whatever minRequests says', async () => {
+    const { ask, asked } = scripted(Array.from({ length: 9 }, () => answered('a')));
+    await sweepEndpoints({ expect: ['a'], maxRequests: 4, minRequests: 9 }, ask);
+    expect(asked).to.deep.equal([1, 2, 3, 4]);
+  });
+
+  it('refuses to sweep a Service with no endpoint to expect, asking nothing', async () => {
+    const { ask, asked } = scripted([answered('a')]);
+    let error: unknown;
+    await sweepEndpoints({ expect: [], maxRequests: 4, service: 'web-linux' }, ask).catch(
+      (e: unknown) => (error = e),
+    );
+    expect(error).to.be.instanceOf(RangeError);
+    expect((error as Error).message).to.equal(
+      'no endpoint to expect of web-linux: a sweep of none would pass unasked',
+    );
+    expect(asked).to.deep.equal([]);
+    const base = await sweepEndpoints(
+      { expect: [], maxRequests: 4, base: 'udp://10.96.0.20:8081' },
+      ask,
+    ).catch((e: unknown) => e);
+    expect(String(base)).to.contain('of udp://10.96.0.20:8081:');
+    const neither = await sweepEndpoints({ expect: [], maxRequests: 4 }, ask).catch(
+      (e: unknown) => e,
+    );
+    expect(String(neither)).to.contain('of a Service:');
+  });
+
   it('stops at the first failing request, naming it and keeping what answered before', async () => {
     const { ask, asked } = scripted([
       answered('a'),

@@ -312,6 +312,23 @@ describe('probe', function () {
       expect(line.answers?.map((a) => a.endpoint)).to.deep.equal(['pod-b', 'pod-b', 'pod-b']);
     });
 
+    it('goes on to --min-requests after every expected endpoint answered', async () => {
+      const { code, line } = await sweep(
+        `http://127.0.0.1:${http}`,
+        'pod-b',
+        10,
+        '--min-requests',
+        '4',
+      );
+      expect(code).to.equal(0);
+      expect(line.answers?.map((a) => a.endpoint)).to.deep.equal([
+        'pod-b',
+        'pod-b',
+        'pod-b',
+        'pod-b',
+      ]);
+    });
+
     it('reports the client IP the backend saw without its port', async () => {
       const { line } = await sweep(`http://127.0.0.1:${http}`, 'pod-b', 1);
       expect(line.answers?.[0]?.client).to.equal('127.0.0.1');
@@ -359,6 +376,14 @@ describe('probe', function () {
       ['a non-http URL', ['http', 'https://127.0.0.1/']],
       ['endpoints without --expect', ['endpoints', 'http://127.0.0.1:1', '--max-requests', '2']],
       ['endpoints without --max-requests', ['endpoints', 'http://127.0.0.1:1', '--expect', 'a']],
+      [
+        'endpoints with an empty --expect',
+        ['endpoints', 'http://127.0.0.1:1', '--expect', '', '--max-requests', '2'],
+      ],
+      [
+        'endpoints with only commas in --expect',
+        ['endpoints', 'http://127.0.0.1:1', '--expect', ',', '--max-requests', '2'],
+      ],
       [
         'an endpoints base with a path',
         ['endpoints', 'http://127.0.0.1:1/hostname', '--expect', 'a', '--max-requests', '2'],

@@ -30,6 +30,7 @@ const tcp: ProbeRequest = { kind: 'tcp', host: '10.244.2.7', port: 8080 };
 const endpoints: ProbeRequest = {
   kind: 'endpoints',
   base: 'http://10.96.101.21:80',
+  service: 'web-linux',
   expect: ['netexec-lin1-a', 'netexec-lin2-a'],
   maxRequests: 8,
 };
@@ -101,6 +102,45 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
     it('reports a non-2xx answer as http-error with its status', () => {
       const reply = replyFromExec(http, ran(0, '404 page not found\n--hybrid-lab-status:404 18'));
       expect(reply).to.include({ result: 'http-error', status: 404, body: '404 page not found' });
+    });
+
+    it('takes 2xx only as an answer: a redirect (curl does not follow one) or a 1xx is not', () => {
+      const answer = (status: number) =>
+        replyFromExec(http, ran(0, `body\n--hybrid-lab-status:${status} 4`)).result;
+      expect([199, 200, 204, 299, 300, 301, 304].map(answer)).to.deep.equal([
+        'http-error',
+        'ok',
+        'ok',
+        'ok',
+        'http-error',
+        'http-error',
+        'http-error',
+      ]);
+      expect(replyFromExec(http, ran(0, '\n--hybrid-lab-status:302 0'))).to.deep.include({
+        result: 'http-error',
+        status: 302,
+        error: 'HTTP 302',
+      });
+    });
+
+    it('a sweep connection redirected on /hostname or /clientip is not an answer', () => {
+      const connection = (hostname: number, clientip: number) =>
+        ran(
+          0,
+          [
+            `netexec-lin1-a\n--hybrid-lab-status:${hostname} 14 10.96.101.21 1 0.000012 0.000390\n`,
+            `10.244.1.5:43512\n--hybrid-lab-status:${clientip} 16 10.96.101.21 0 0.000000 0.000000\n`,
+          ].join(''),
+        );
+      expect(replyFromExec(endpoints, connection(200, 200)).result).to.equal('ok');
+      expect(replyFromExec(endpoints, connection(301, 200))).to.deep.include({
+        result: 'http-error',
+        error: 'GET /hostname: HTTP 301',
+      });
+      expect(replyFromExec(endpoints, connection(200, 307))).to.deep.include({
+        result: 'http-error',
+        error: 'GET /clientip: HTTP 307',
+      });
     });
 
     it('reads refused out of curl 8 verbose output, where the error line no longer says it', () => {
@@ -220,6 +260,7 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
     const sweep: ProbeRequest = {
       kind: 'endpoints',
       base: 'udp://10.96.101.21:8081',
+      service: 'web-linux',
       expect: ['netexec-lin2-b'],
       maxRequests: 20,
     };

@@ -24,7 +24,7 @@ import { ExecError, execInPod, type ExecTarget } from './exec-in-pod.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import { apiErrorText, loadKubeConfig, makeClients, type KubeClients } from './kube-clients.ts';
 import { probeFromHost } from './outside-probe.ts';
-import { probeArgs, probeProgramMs } from '../probe-args.ts';
+import { probeArgs, probeProgramMs, requireEndpoints } from '../probe-args.ts';
 import { sweepEndpoints } from '../../../lab/cluster/workload/endpoint-sweep.mjs';
 import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
 import type { NodeShell } from '../../../lab/remote/node-shell.ts';
@@ -353,6 +353,7 @@ export class KubernetesDriver implements LabDriver {
     request: ProbeRequest,
     timeoutMs: number,
   ): Promise<ProbeReply> {
+    if (request.kind === 'endpoints') requireEndpoints(request);
     const namespace = this.#deployment?.namespace;
     if (namespace === undefined) return { result: 'error', error: 'nothing is deployed' };
     const target = { namespace, pod: pod.name, container: NETEXEC_CONTAINER };

@@ -8,6 +8,7 @@ import { probeFromHost } from './outside-probe.ts';
 const sweep = (base: string, expect: string[], maxRequests: number) => ({
   kind: 'endpoints' as const,
   base,
+  service: 'web-linux',
   expect,
   maxRequests,
 });
