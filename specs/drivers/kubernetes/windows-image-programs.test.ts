@@ -30,8 +30,20 @@ export const EVERY_REQUEST: readonly ProbeRequest[] = [
   { kind: 'tcp', host: '10.244.1.5', port: 8080 },
   { kind: 'icmp', host: '10.244.1.5' },
   { kind: 'udp', host: '10.244.1.5', port: 8081, message: 'clientip' },
-  { kind: 'endpoints', base: 'http://10.96.0.20:80', expect: ['a'], maxRequests: 20 },
-  { kind: 'endpoints', base: 'udp://10.96.0.20:8081', expect: ['a'], maxRequests: 20 },
+  {
+    kind: 'endpoints',
+    base: 'http://10.96.0.20:80',
+    service: 'web-windows',
+    expect: ['a'],
+    maxRequests: 20,
+  },
+  {
+    kind: 'endpoints',
+    base: 'udp://10.96.0.20:8081',
+    service: 'web-windows',
+    expect: ['a'],
+    maxRequests: 20,
+  },
 ];
 
 const INPUT: RenderInput = {
