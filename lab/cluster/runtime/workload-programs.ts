@@ -130,6 +130,12 @@ export interface ProbeReply {
   peer?: string;
   /** endpoints: one entry per connection that answered both requests: the backend's /hostname body and the client address its /clientip showed (IP only, port stripped, IPv6 brackets removed). */
   answers?: { endpoint: string; client: string }[];
+  /** Milliseconds the whole probe took where it ran (lookup, connect, answer), as it measured them. */
+  ms?: number;
+  /** http, tcp: milliseconds of the TCP connect, from the SYN on (after any name lookup). */
+  connectMs?: number;
+  /** endpoints: each answered request's milliseconds, and its connect's. */
+  requests?: { ms: number; connectMs?: number }[];
   error?: string;
 }
 

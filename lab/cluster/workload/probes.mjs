@@ -24,6 +24,7 @@ import {
   askOneSocket,
   failedRequest,
   sweepEndpoints,
+  tenths,
 } from './endpoint-sweep.mjs';
 import { TCP_QUERY_ID, answerOutcome, firstNameserver, isDnsName, tcpQuery } from './dns-wire.mjs';
 import { parsePing } from './ping-output.mjs';
@@ -57,8 +58,29 @@ export const Result = /** @type {const} */ ({
  * @property {string[]} [addresses] resolved IPv4 addresses
  * @property {string} [peer] the address that answered (http: connected to; udp: replied from)
  * @property {import('./endpoint-sweep.mjs').EndpointAnswer[]} [answers] endpoints: one per connection
+ * @property {import('./endpoint-sweep.mjs').RequestTiming[]} [requests] endpoints: each answered
+ *   request's timing
+ * @property {number} [connectMs] http, tcp: how long the TCP connect took, from the SYN on
  * @property {string} [error] why the result is not ok
  */
+
+/**
+ * Measures a socket's connect from its SYN (after any name lookup) to the handshake's end.
+ * @param {import('node:net').Socket} socket
+ * @returns {() => number | undefined} the connect's milliseconds, once connected
+ */
+function connectTimer(socket) {
+  let synAt = performance.now();
+  /** @type {number | undefined} */
+  let took;
+  socket.once('lookup', () => {
+    synAt = performance.now();
+  });
+  socket.once('connect', () => {
+    took = tenths(performance.now() - synAt);
+  });
+  return () => took;
+}
 
 /** Bodies are cut so one line stays readable in logs and JUnit. */
 const MAX_BODY_BYTES = 4096;
@@ -120,6 +142,8 @@ function keepBody(bytes) {
  */
 function probeHttp(url, signal) {
   return new Promise((resolve) => {
+    /** @type {() => number | undefined} */
+    let connected = () => undefined;
     const request = httpGet(url, { agent: false, signal }, (res) => {
       /** @type {Buffer[]} */
       const kept = [];
@@ -137,12 +161,14 @@ function probeHttp(url, signal) {
         const result = status >= 200 && status < 300 ? Result.Ok : Result.HttpError;
         // Where the connection went: a name must have led to the pod it names.
         const peer = res.socket.remoteAddress;
+        const connectMs = connected();
         resolve({
           result,
           status,
           body: keepBody(Buffer.concat(kept)),
           bytes,
           ...(peer ? { peer } : {}),
+          ...(connectMs === undefined ? {} : { connectMs }),
         });
       });
       res.on('error', (err) => {
@@ -152,6 +178,9 @@ function probeHttp(url, signal) {
         if (!res.complete)
           resolve({ result: Result.Error, error: `body ended after ${bytes} bytes` });
       });
+    });
+    request.on('socket', (socket) => {
+      connected = connectTimer(socket);
     });
     request.on('error', (err) => {
       resolve(fromError(err));
@@ -168,9 +197,11 @@ function probeHttp(url, signal) {
 function probeTcp(host, port, signal) {
   return new Promise((resolve) => {
     const socket = connect({ host, port, signal });
+    const connected = connectTimer(socket);
     socket.once('connect', () => {
       socket.destroy();
-      resolve({ result: Result.Ok });
+      const connectMs = connected();
+      resolve({ result: Result.Ok, ...(connectMs === undefined ? {} : { connectMs }) });
     });
     socket.once('error', (err) => {
       resolve(fromError(err));
@@ -448,7 +479,7 @@ export async function runProbe(argv) {
       done = true;
       clearTimeout(deadline);
       abort.abort();
-      const ms = Math.round(performance.now() - started);
+      const ms = tenths(performance.now() - started);
       const code = outcome.result === Result.Ok ? 0 : 1;
       resolve({ line: { kind: probeKind, ...outcome, ms }, code, lingering });
     };

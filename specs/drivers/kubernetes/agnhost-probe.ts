@@ -345,7 +345,7 @@ function curlTransfers(stdout: string): Transfer[] {
       bytes: Number(bytes),
       peer: peer === '' ? undefined : peer,
       connects: Number(connects),
-      connectMs: Math.round((Number(connected) - Number(lookedUp)) * 1000),
+      connectMs: Math.round((Number(connected) - Number(lookedUp)) * 10_000) / 10,
     });
     from = line.index + line[0].length;
   }
@@ -392,6 +392,8 @@ function endpointsReply(exitCode: number, stdout: string, stderr: string): Probe
   return {
     result: 'ok',
     answers: [{ endpoint: hostname.body, client: clientAddress(clientip.body) }],
+    // curl's figure: the exec around it would add the API server's round trip.
+    connectMs: hostname.connectMs,
   };
 }
 
