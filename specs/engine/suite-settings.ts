@@ -6,6 +6,7 @@ import {
 } from '../drivers/kubernetes/kubernetes-settings.ts';
 import { positiveIntSetting, SettingError } from '../model/settings.ts';
 import { loadProfile, type Profile } from './profile.ts';
+import { DEFAULT_LATENCY_BUDGET, type LatencyBudget } from './latency-budget.ts';
 import { selectionFromArgv, type Selection } from './selection.ts';
 
 /** Connect / probe timeout when PROBE_TIMEOUT_MS is not set. */
@@ -29,6 +30,57 @@ export interface SuiteSettings {
   kubernetes: KubernetesSettings;
   /** Which cells get path evidence (EVIDENCE: failed, all or off), and at most how many (EVIDENCE_MAX_CELLS). */
   evidence: { cells: EvidenceCells; maxCells: number };
+  /** How well, not only whether: the latency budget and what slow and flaky cells do to the run. */
+  budget: Budget;
+}
+
+/** What a flag does to its cell: fails it, or leaves it passing with the flag shown. */
+export const FLAG_POLICIES = ['fail', 'warn'] as const;
+export type FlagPolicy = (typeof FLAG_POLICIES)[number];
+
+export interface Budget extends LatencyBudget {
+  /** SLOW: a slow cell fails (the strict profile's default) or warns. */
+  slow: FlagPolicy;
+  /** FLAKY: a cell that passed only on a retry fails, or warns (default). */
+  flaky: FlagPolicy;
+  /** More probes of a cell that looked slow before it counts (SLOW_CONFIRMATIONS, default 3). */
+  confirmations: number;
+  /** A passing cell is flaky when more than this fraction of its attempts failed. */
+  flakyFraction: number;
+}
+
+function policy(env: NodeJS.ProcessEnv, name: string, fallback: FlagPolicy): FlagPolicy {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  if (!(FLAG_POLICIES as readonly string[]).includes(value))
+    throw new SettingError(`${name} must be one of ${FLAG_POLICIES.join(', ')}, got '${value}'`);
+  return value as FlagPolicy;
+}
+
+/** A number above `min` from the environment, else `fallback`. */
+function numberSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || !(value > min))
+    throw new SettingError(`${name} must be a number above ${min}, got "${text}"`, {
+      hint: `unset ${name} for the default (${fallback})`,
+    });
+  return value;
+}
+
+/** The budget the run's profile and SLOW, SLOW_RATIO, SLOW_FLOOR_MS, SLOW_CONFIRMATIONS, FLAKY say. */
+export function budgetSettings(env: NodeJS.ProcessEnv, profile: Pick<Profile, 'slow'>): Budget {
+  return {
+    ...DEFAULT_LATENCY_BUDGET,
+    ratio: numberSetting(env, 'SLOW_RATIO', DEFAULT_LATENCY_BUDGET.ratio, 1),
+    floorMs: numberSetting(env, 'SLOW_FLOOR_MS', DEFAULT_LATENCY_BUDGET.floorMs),
+    slow: policy(env, 'SLOW', profile.slow ?? 'fail'),
+    flaky: policy(env, 'FLAKY', 'warn'),
+    confirmations:
+      env.SLOW_CONFIRMATIONS === '0' ? 0 : positiveIntSetting(env, 'SLOW_CONFIRMATIONS', 3),
+    flakyFraction: 0.05,
+  };
 }
 
 export const EVIDENCE_CELLS = ['failed', 'all', 'off'] as const;
@@ -69,5 +121,6 @@ export function suiteSettings(env: NodeJS.ProcessEnv, argv: readonly string[]): 
       cells: evidenceCells(env),
       maxCells: positiveIntSetting(env, 'EVIDENCE_MAX_CELLS', 10),
     },
+    budget: budgetSettings(env, profile),
   };
 }

@@ -135,7 +135,7 @@ export interface ProbeReply {
   /** http, tcp: milliseconds of the TCP connect, from the SYN on (after any name lookup). */
   connectMs?: number;
   /** endpoints: each answered request's milliseconds, and its connect's. */
-  requests?: { ms: number; connectMs?: number }[];
+  requests?: { ms?: number; connectMs?: number }[];
   error?: string;
 }
 
