@@ -12,7 +12,8 @@ import {
   type FlakyFlag,
 } from '../../lab/contracts/results-file.ts';
 import type { ProbeReply } from '../model/lab-driver.ts';
-import { slowFlags, slowText, timingOf, type RequestTiming } from './latency-budget.ts';
+import { slowFlags, timingOf, type RequestTiming } from './latency-budget.ts';
+import { slowText } from '../report/cell-text.ts';
 import { CHURN_STEPS, type ChurnStep, type Os } from '../../lab/contracts/cells.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 

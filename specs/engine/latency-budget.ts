@@ -104,8 +104,3 @@ export function slowFlags(
   }
   return flags;
 }
-
-/** The flag's one-line wording, the same in every output. */
-export function slowText(flag: SlowFlag): string {
-  return `slow: ${flag.measure} ${flag.value} ${flag.unit} is ${flag.ratio}× the baseline ${flag.baseline} ${flag.unit} (${flag.basis})`;
-}

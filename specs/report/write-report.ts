@@ -2,7 +2,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ResultsFileSchema } from '../../lab/contracts/results-file.ts';
-import { renderJunit } from './junit-writer.ts';
+import { renderJunit, type RerunStyle } from './junit-writer.ts';
 import { renderMatrixHtml } from './matrix-html-writer.ts';
 import type { Report } from '../model/report.ts';
 import { renderSummary } from './summary-writer.ts';
@@ -32,11 +32,16 @@ export function renderResultsJson(report: Report): string {
   return `${JSON.stringify(ResultsFileSchema.parse(report), null, 2)}\n`;
 }
 
+/** JUNIT_RERUNS: `text` keeps retries out of JUnit elements, for consumers of Jenkins' junit-4.xsd. */
+export function rerunStyle(env: NodeJS.ProcessEnv = process.env): RerunStyle {
+  return env.JUNIT_RERUNS === 'text' ? 'text' : 'surefire';
+}
+
 /** Render and write junit_01.xml, summary.md, matrix.html and results.json into `dir`. */
 export function writeReport(report: Report, dir: string = resultsDir()): WrittenFiles {
   mkdirSync(dir, { recursive: true });
   const rendered: Record<keyof WrittenFiles, string> = {
-    junit: renderJunit(report, dir),
+    junit: renderJunit(report, dir, rerunStyle()),
     summary: renderSummary(report),
     html: renderMatrixHtml(report),
     json: renderResultsJson(report),
