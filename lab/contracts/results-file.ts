@@ -3,6 +3,7 @@
  * the nightly history (lab/history) and CI tools. This schema is the one definition of it.
  */
 import { z } from 'zod';
+import { PERF_MEASURES } from './cells.ts';
 
 /** Named results a probe can come to; each cell expects one of them. */
 export const Outcome = {
@@ -24,6 +25,8 @@ export const Outcome = {
   MissingEndpoint: 'missing-endpoint',
   /** Answered as it must, but slower than the same run's own baseline by more than the budget allows. */
   Slow: 'slow',
+  /** Answered, but more than a small fraction of its attempts, requests or datagrams were lost on the way. */
+  Flaky: 'flaky',
   /** The probe itself failed (exec error, bad output). */
   Error: 'error',
 } as const;
@@ -136,6 +139,29 @@ export const FailedAttemptSchema = z.object({
 });
 export type FailedAttempt = z.infer<typeof FailedAttemptSchema>;
 
+/** What one perf measure found (lab/cluster/workload/perf-measures.mjs reports it so). */
+export const PerfFiguresSchema = z.object({
+  measure: z.enum(PERF_MEASURES),
+  durationMs: z.number().min(0),
+  /** rr, crr: requests answered, per second, and their latency percentiles (ms). */
+  transactions: z.number().int().min(0).optional(),
+  ratePerS: z.number().min(0).optional(),
+  p50Ms: z.number().min(0).optional(),
+  p90Ms: z.number().min(0).optional(),
+  p99Ms: z.number().min(0).optional(),
+  /** Streams: megabits per second that arrived. */
+  mbps: z.number().min(0).optional(),
+  /** Requests that failed or datagrams lost, of those made or sent. */
+  failed: z.number().int().min(0),
+  attempts: z.number().int().min(0),
+  /** TCP segments the client's network namespace retransmitted and sent meanwhile. */
+  retransmitted: z.number().int().min(0).optional(),
+  sent: z.number().int().min(0).optional(),
+  /** Who answered: a Service's backend. */
+  backend: z.string().optional(),
+});
+export type PerfFigures = z.infer<typeof PerfFiguresSchema>;
+
 export const CellResultSchema = CellMetaSchema.extend({
   verdict: z.enum(VERDICTS),
   /** What the probe came to; absent when the cell was skipped or never ran. */
@@ -148,6 +174,8 @@ export const CellResultSchema = CellMetaSchema.extend({
   timing: CellTimingSchema.optional(),
   /** Attempts that failed before the last one: a cell that passed on a retry is flaky, not green. */
   failedAttempts: z.array(FailedAttemptSchema).optional(),
+  /** Perf cells: what the measure found (the best of its runs, when it was measured again). */
+  perf: PerfFiguresSchema.optional(),
   /** How well the path works: slow against the run's baseline, flaky. A flag fails the cell only where the profile says (then `actual` says so too). */
   flags: z
     .object({ slow: SlowFlagSchema.optional(), flaky: FlakyFlagSchema.optional() })
@@ -188,6 +216,19 @@ export const RunInfoSchema = z.object({
   unexpectedPass: z.enum(['fail', 'warn']).optional(),
   startedAt: isoDate,
   finishedAt: isoDate.optional(),
+  /** What ran: the conformance matrix, or the perf mode's measures. */
+  suite: z.enum(['matrix', 'perf']).optional(),
+  /**
+   * Which cross-node pairs the cells covered: every one (`full`), or each node to the next
+   * `peers` of each OS from `rotation` on (`ring`; the trend shows what the nights covered).
+   */
+  mesh: z
+    .object({
+      mode: z.enum(['full', 'ring']),
+      peers: z.number().int().min(1),
+      rotation: z.number().int().min(0),
+    })
+    .optional(),
 });
 export type RunInfo = z.infer<typeof RunInfoSchema>;
 

@@ -13,6 +13,7 @@ import {
 } from '../../lab/contracts/results-file.ts';
 import type { ProbeReply } from '../model/lab-driver.ts';
 import { slowFlags, timingOf, type RequestTiming } from './latency-budget.ts';
+import { better, perfFlags } from './perf-budget.ts';
 import { slowText } from '../report/cell-text.ts';
 import { CHURN_STEPS, type ChurnStep, type Os } from '../../lab/contracts/cells.ts';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -290,6 +291,7 @@ export class CellRunner {
       attempts,
       ...(timing === undefined ? {} : { timing }),
       ...(failed.length === 0 ? {} : { failedAttempts: failed }),
+      ...(judged.reply?.perf === undefined ? {} : { perf: judged.reply.perf }),
     };
     return { result: this.#flaky(result, settleUntil !== undefined), spec, requests };
   }
@@ -331,7 +333,9 @@ export class CellRunner {
   async #judgeRun(probed: readonly Probed[]): Promise<Map<string, CellResult>> {
     const byCell = new Map(probed.map((p) => [p.result.cell, p]));
     const budget = this.settings.budget;
-    if (budget !== undefined) {
+    if (budget !== undefined && probed.some((p) => p.result.perf !== undefined)) {
+      await this.#judgePerf(byCell);
+    } else if (budget !== undefined) {
       const results = () => [...byCell.values()].map((p) => p.result);
       const suspects = slowFlags(results(), budget);
       for (const cell of suspects.keys()) {
@@ -375,6 +379,46 @@ export class CellRunner {
       }
     }
     return new Map([...byCell].map(([cell, p]) => [cell, p.result]));
+  }
+
+  /**
+   * Perf cells against the run's own figures (perf-budget.ts): a flagged one is measured once
+   * more and keeps the better of its two runs, so it stays flagged only when both were bad.
+   */
+  async #judgePerf(byCell: Map<string, Probed>): Promise<void> {
+    const budget = this.settings.budget!;
+    const results = () => [...byCell.values()].map((p) => p.result);
+    const suspects = perfFlags(results(), budget.perf);
+    for (const cell of suspects.keys()) {
+      const suspect = byCell.get(cell)!;
+      const again = await this.#slot(() => this.#attempt(suspect.spec!));
+      const first = suspect.result.perf!;
+      const perf = again.reply?.perf === undefined ? first : better(first, again.reply.perf);
+      suspect.result = { ...suspect.result, perf, attempts: suspect.result.attempts + 1 };
+    }
+    for (const [cell, flags] of perfFlags(results(), budget.perf)) {
+      if (!suspects.has(cell)) continue; // never measured again: one run is not a finding
+      const probed = byCell.get(cell)!;
+      const result = { ...probed.result, flags: { ...probed.result.flags, ...flags } };
+      const failsOn =
+        flags.slow !== undefined && budget.slow === 'fail'
+          ? { outcome: Outcome.Slow, text: slowText(flags.slow) }
+          : flags.flaky !== undefined && budget.flaky === 'fail'
+            ? {
+                outcome: Outcome.Flaky,
+                text: `flaky: ${flags.flaky.failed} of ${flags.flaky.attempts} ${flags.flaky.what} lost`,
+              }
+            : undefined;
+      probed.result =
+        failsOn === undefined
+          ? result
+          : {
+              ...result,
+              verdict: verdictOf(result.expected, failsOn.outcome),
+              actual: failsOn.outcome,
+              detail: `${failsOn.text}; ${result.detail}`,
+            };
+    }
   }
 
   /** One probe, judged; a driver that throws (exec API error, crash) gives an Error outcome with its stack. */

@@ -2,6 +2,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../exec/command-runner.ts';
+import type { PerfFigures } from '../../contracts/results-file.ts';
 
 /** Every file a machine needs to run pods: the programs and what they import. */
 export const WORKLOAD_FILES = [
@@ -11,6 +12,8 @@ export const WORKLOAD_FILES = [
   'dns-wire.mjs',
   'dns-server.mjs',
   'ping-output.mjs',
+  'perf-measures.mjs',
+  'perf-server.mjs',
   'probes.mjs',
   'probe.mjs',
   'prober.mjs',
@@ -136,6 +139,8 @@ export interface ProbeReply {
   connectMs?: number;
   /** endpoints: each answered request's milliseconds, and its connect's. */
   requests?: { ms?: number; connectMs?: number }[];
+  /** perf: what the measure found (lab/contracts/results-file.ts's PerfFigures). */
+  perf?: PerfFigures;
   error?: string;
 }
 
