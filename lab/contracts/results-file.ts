@@ -157,6 +157,9 @@ export const PerfFiguresSchema = z.object({
   /** TCP segments the client's network namespace retransmitted and sent meanwhile. */
   retransmitted: z.number().int().min(0).optional(),
   sent: z.number().int().min(0).optional(),
+  /** The same at the server's end (where it says: netexec's /netstat). */
+  serverRetransmitted: z.number().int().min(0).optional(),
+  serverSent: z.number().int().min(0).optional(),
   /** Who answered: a Service's backend. */
   backend: z.string().optional(),
 });

@@ -216,8 +216,7 @@ function perfHosted(plan: CellPlan, driver: LabDriver): CellPlan {
   if (!plan.meta.cell.startsWith('perf/') || plan.probe === undefined) return plan;
   const why = driver.perfUnsupported?.(plan.meta.source.os === 'windows' ? 'windows' : 'linux');
   if (why === undefined) return plan;
-  const { probe: _dropped, ...rest } = plan;
-  return { ...rest, skip: why };
+  return { meta: plan.meta, ...(plan.churn === undefined ? {} : { churn: plan.churn }), skip: why };
 }
 
 function runInfo(info: LabInfo, settings: SuiteSettings | undefined): RunInfo {

@@ -152,6 +152,19 @@ export function lossOf(perf: PerfFigures, budget: PerfBudget): FlakyFlag | undef
       what: 'tcp segments retransmitted',
     });
   }
+  if (
+    perf.serverSent !== undefined &&
+    perf.serverSent >= 50 &&
+    (perf.serverRetransmitted ?? 0) > 0
+  ) {
+    const failed = perf.serverRetransmitted ?? 0;
+    candidates.push({
+      failed,
+      attempts: perf.serverSent,
+      fraction: failed / perf.serverSent,
+      what: 'tcp segments the server retransmitted',
+    });
+  }
   const worst = candidates.sort((a, b) => b.fraction - a.fraction)[0];
   if (worst === undefined || worst.fraction <= budget.loss) return undefined;
   return { ...worst, fraction: Math.round(worst.fraction * 1000) / 1000 };
@@ -177,18 +190,16 @@ export function perfFlags(
 export function better(a: PerfFigures, b: PerfFigures): PerfFigures {
   const lossA = a.attempts > 0 ? a.failed / a.attempts : 0;
   const lossB = b.attempts > 0 ? b.failed / b.attempts : 0;
-  const retransA = a.sent ? (a.retransmitted ?? 0) / a.sent : 0;
-  const retransB = b.sent ? (b.retransmitted ?? 0) / b.sent : 0;
+  const retrans = (f: PerfFigures) =>
+    (f.sent ? (f.retransmitted ?? 0) / f.sent : 0) +
+    (f.serverSent ? (f.serverRetransmitted ?? 0) / f.serverSent : 0);
+  const retransA = retrans(a);
+  const retransB = retrans(b);
   const faster = rateOf(b).value > rateOf(a).value ? b : a;
   const lossless = lossB + retransB < lossA + retransA ? b : a;
-  return faster === lossless
-    ? faster
-    : {
-        ...faster,
-        failed: lossless.failed,
-        attempts: lossless.attempts,
-        ...(lossless.sent === undefined
-          ? {}
-          : { sent: lossless.sent, retransmitted: lossless.retransmitted ?? 0 }),
-      };
+  if (faster === lossless) return faster;
+  const { failed, attempts, sent, retransmitted, serverSent, serverRetransmitted } = lossless;
+  const counts = { sent, retransmitted, serverSent, serverRetransmitted };
+  const known = Object.fromEntries(Object.entries(counts).filter(([, v]) => v !== undefined));
+  return { ...faster, failed, attempts, ...known };
 }

@@ -62,13 +62,6 @@ export const PERF_MATRIX: readonly PerfRow[] = OSES.flatMap((from) =>
   ),
 );
 
-/** The UDP port next to each HTTP port netexec listens on. */
-const UDP_OF: Record<number, number> = {
-  [NETEXEC_HTTP_PORT]: NETEXEC_UDP_PORT,
-  80: NETEXEC_UDP_PORT,
-  8085: 8086,
-};
-
 /** The measure's request against netexec at `host` (HTTP `port`; its UDP port for udp-stream). */
 function measureAt(
   measure: PerfMeasure,

@@ -13,12 +13,12 @@ import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
-import { readFileSync } from 'node:fs';
 import { Agent, get as httpGet, request as httpRequest } from 'node:http';
 import { isIP, isIPv6 } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tenths } from './endpoint-sweep.mjs';
+import { tcpCounters } from './perf-server.mjs';
 
 export const PERF_MEASURES = /** @type {const} */ ([
   'tcp-rr',
@@ -49,9 +49,21 @@ const UDP_TICK_MS = 5;
  * @property {number} attempts requests made, or datagrams sent
  * @property {number} [retransmitted] TCP segments the client retransmitted meanwhile
  * @property {number} [sent] TCP segments the client sent meanwhile
+ * @property {number} [serverRetransmitted] TCP segments the server's namespace retransmitted
+ *   meanwhile (its /netstat, asked before and after; where the same server answered both)
+ * @property {number} [serverSent] TCP segments it sent meanwhile
  * @property {string} [backend] who answered (a Service's backend)
  * @property {string} [error] why it measured nothing
  */
+
+/**
+ * JSON from a server of ours, as unknown until its caller says what it is.
+ * @param {string} text
+ * @returns {unknown}
+ */
+function parseJson(text) {
+  return JSON.parse(text);
+}
 
 /**
  * The nearest-rank percentile of sorted values.
@@ -60,21 +72,6 @@ const UDP_TICK_MS = 5;
  */
 function pct(sorted, q) {
   return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? 0;
-}
-
-/** The client namespace's TCP segment counters; undefined where /proc/net/snmp is not Linux's. */
-function tcpCounters() {
-  try {
-    const lines = readFileSync('/proc/net/snmp', 'utf8')
-      .split('\n')
-      .filter((l) => l.startsWith('Tcp:'));
-    const [names = '', values = ''] = lines;
-    const field = (/** @type {string} */ name) =>
-      Number(values.split(/\s+/)[names.split(/\s+/).indexOf(name)]);
-    return { sent: field('OutSegs'), retransmitted: field('RetransSegs') };
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -92,7 +89,9 @@ function get(url, agent) {
       (res) => {
         /** @type {Buffer[]} */
         const chunks = [];
-        res.on('data', (/** @type {Buffer} */ c) => chunks.push(c));
+        res.on('data', (/** @type {Buffer} */ c) => {
+          chunks.push(c);
+        });
         res.on('end', () => {
           const body = Buffer.concat(chunks).toString('utf8');
           resolve({ status: res.statusCode ?? 0, body, ms: tenths(performance.now() - started) });
@@ -165,8 +164,12 @@ function stream(measure, base, durationMs) {
       const url = new URL(`/stream?ms=${durationMs}`, base);
       httpGet(url, { agent: false, signal: limit }, (res) => {
         let bytes = 0;
-        res.on('data', (/** @type {Buffer} */ c) => (bytes += c.length));
-        res.on('end', () => resolve(done(bytes, String(res.headers['x-hostname'] ?? ''))));
+        res.on('data', (/** @type {Buffer} */ c) => {
+          bytes += c.length;
+        });
+        res.on('end', () => {
+          resolve(done(bytes, String(res.headers['x-hostname'] ?? '')));
+        });
         res.on('error', reject);
       }).on('error', reject);
     });
@@ -179,10 +182,12 @@ function stream(measure, base, durationMs) {
       (res) => {
         /** @type {Buffer[]} */
         const chunks = [];
-        res.on('data', (/** @type {Buffer} */ c) => chunks.push(c));
+        res.on('data', (/** @type {Buffer} */ c) => {
+          chunks.push(c);
+        });
         res.on('end', () => {
           const said = /** @type {{ bytes?: number, hostname?: string }} */ (
-            JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}')
+            parseJson(Buffer.concat(chunks).toString('utf8') || '{}')
           );
           resolve(done(said.bytes ?? 0, said.hostname));
         });
@@ -215,7 +220,9 @@ async function udpStream(base, durationMs, rateMbps) {
   try {
     await new Promise((resolve, reject) => {
       socket.once('error', reject);
-      socket.connect(Number(url.port), address, () => resolve(undefined));
+      socket.connect(Number(url.port), address, () => {
+        resolve(undefined);
+      });
     });
     const perTick = (rateMbps * 1e6 * UDP_TICK_MS) / 1000 / 8 / UDP_DATAGRAM_BYTES;
     const started = performance.now();
@@ -231,8 +238,11 @@ async function udpStream(base, durationMs, rateMbps) {
     // The count, asked a few times: the question or its answer may be lost too.
     for (let ask = 0; ask < 3; ask++) {
       await sleep(100);
+      /** @type {string | undefined} */
       const answer = await new Promise((resolve) => {
-        const timer = setTimeout(() => resolve(undefined), 400);
+        const timer = setTimeout(() => {
+          resolve(undefined);
+        }, 400);
         socket.once('message', (m) => {
           clearTimeout(timer);
           resolve(m.toString('utf8'));
@@ -263,7 +273,9 @@ async function udpStream(base, durationMs, rateMbps) {
  * @returns {Promise<PerfFigures>}
  */
 export async function runMeasure(measure, base, { durationMs, rateMbps = 10 }) {
-  const before = measure.startsWith('tcp') ? tcpCounters() : undefined;
+  const tcp = measure.startsWith('tcp');
+  const before = tcp ? tcpCounters() : undefined;
+  const serverBefore = tcp ? await serverCounters(base) : undefined;
   const figures =
     measure === 'tcp-rr' || measure === 'tcp-crr'
       ? await requestResponse(measure, base, durationMs)
@@ -278,5 +290,31 @@ export async function runMeasure(measure, base, { durationMs, rateMbps = 10 }) {
           sent: after.sent - before.sent,
           retransmitted: after.retransmitted - before.retransmitted,
         };
-  return { measure, durationMs, ...figures, ...counted };
+  const serverAfter = serverBefore === undefined ? undefined : await serverCounters(base);
+  // Through a Service the two questions may reach two backends: their counters say nothing.
+  const server =
+    serverBefore === undefined || serverAfter?.hostname !== serverBefore.hostname
+      ? {}
+      : {
+          serverSent: serverAfter.tcp.sent - serverBefore.tcp.sent,
+          serverRetransmitted: serverAfter.tcp.retransmitted - serverBefore.tcp.retransmitted,
+        };
+  return { measure, durationMs, ...figures, ...counted, ...server };
+}
+
+/**
+ * The server's TCP counters (netexec's /netstat); undefined where it has none (agnhost).
+ * @param {string} base
+ * @returns {Promise<{ hostname: string, tcp: { sent: number, retransmitted: number } } | undefined>}
+ */
+async function serverCounters(base) {
+  const answer = await get(new URL('/netstat', base), false).catch(() => undefined);
+  if (answer?.status !== 200) return undefined;
+  const said =
+    /** @type {{ hostname?: string, tcp?: { sent: number, retransmitted: number } | null }} */ (
+      parseJson(answer.body)
+    );
+  return said.tcp && said.hostname !== undefined
+    ? { hostname: said.hostname, tcp: said.tcp }
+    : undefined;
 }

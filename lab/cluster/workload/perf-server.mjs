@@ -8,6 +8,7 @@
  */
 
 import { Buffer } from 'node:buffer';
+import { readFileSync } from 'node:fs';
 
 /** Longest stream one request may ask for: a measure lasts well under a second. */
 export const MAX_STREAM_MS = 10_000;
@@ -24,6 +25,11 @@ const MAX_UDP_SENDERS = 256;
  * @returns {boolean}
  */
 export function servePerf(req, res, url, hostname) {
+  if (url.pathname === '/netstat' && req.method === 'GET') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ hostname, tcp: tcpCounters() ?? null }));
+    return true;
+  }
   if (url.pathname === '/stream' && req.method === 'GET') {
     const ms = Number(url.searchParams.get('ms') ?? '');
     if (!Number.isInteger(ms) || ms < 1 || ms > MAX_STREAM_MS) {
@@ -46,6 +52,25 @@ export function servePerf(req, res, url, hostname) {
     return true;
   }
   return false;
+}
+
+/**
+ * The TCP segments this network namespace sent and retransmitted so far (/proc/net/snmp: a
+ * process sees its own namespace's); undefined where there is no such file (not Linux).
+ * @returns {{ sent: number, retransmitted: number } | undefined}
+ */
+export function tcpCounters() {
+  try {
+    const lines = readFileSync('/proc/net/snmp', 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('Tcp:'));
+    const [names = '', values = ''] = lines;
+    const field = (/** @type {string} */ name) =>
+      Number(values.split(/\s+/)[names.split(/\s+/).indexOf(name)]);
+    return { sent: field('OutSegs'), retransmitted: field('RetransSegs') };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
