@@ -149,6 +149,8 @@ export const PerfFiguresSchema = z.object({
   p50Ms: z.number().min(0).optional(),
   p90Ms: z.number().min(0).optional(),
   p99Ms: z.number().min(0).optional(),
+  /** rr, crr: answered requests that took 200 ms or more (a retransmission's wait). */
+  waited: z.number().int().min(0).optional(),
   /** Streams: megabits per second that arrived. */
   mbps: z.number().min(0).optional(),
   /** Requests that failed or datagrams lost, of those made or sent. */

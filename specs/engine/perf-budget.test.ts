@@ -90,6 +90,19 @@ describe('perf budget', () => {
     expect(perfFlags(cells, budget).has(cells[2]!.cell)).to.equal(false);
   });
 
+  it('counts requests that waited for a retransmission as lost', () => {
+    const rr = {
+      measure: 'tcp-crr' as const,
+      durationMs: 250,
+      ratePerS: 40,
+      failed: 0,
+      attempts: 10,
+      waited: 2,
+    };
+    expect(lossOf(rr, budget)).to.deep.include({ failed: 2, attempts: 10, fraction: 0.2 });
+    expect(lossOf({ ...rr, waited: 0 }, budget)).to.equal(undefined);
+  });
+
   it('counts lost datagrams and retransmitted segments, but not a handful of segments', () => {
     const udp = (failed: number) => ({
       measure: 'udp-stream' as const,

@@ -142,6 +142,16 @@ export function lossOf(perf: PerfFigures, budget: PerfBudget): FlakyFlag | undef
       what,
     });
   }
+  // A request that took 200 ms or more lost a segment and waited for its retransmission.
+  if (perf.waited !== undefined && perf.waited > 0 && perf.attempts > 0) {
+    const lost = perf.failed + perf.waited;
+    candidates.push({
+      failed: lost,
+      attempts: perf.attempts,
+      fraction: lost / perf.attempts,
+      what: 'requests failed or waited for a retransmission (200 ms or more)',
+    });
+  }
   // A handful of segments says nothing; a stream sends thousands.
   if (perf.sent !== undefined && perf.sent >= 50 && (perf.retransmitted ?? 0) > 0) {
     const failed = perf.retransmitted ?? 0;

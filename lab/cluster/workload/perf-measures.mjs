@@ -31,6 +31,11 @@ export const PERF_MEASURES = /** @type {const} */ ([
 
 /** A request that takes longer counts as failed: a lost segment's retransmission took that long. */
 const REQUEST_LIMIT_MS = 2000;
+/**
+ * A request this slow waited for a retransmission: Linux's smallest retransmission timeout is
+ * 200 ms (TCP_RTO_MIN), a lost SYN's 1 s.
+ */
+export const RETRANSMISSION_WAIT_MS = 200;
 const UDP_DATAGRAM_BYTES = 1200;
 const UDP_TICK_MS = 5;
 
@@ -44,6 +49,7 @@ const UDP_TICK_MS = 5;
  * @property {number} [p50Ms] rr, crr: request latency percentiles
  * @property {number} [p90Ms]
  * @property {number} [p99Ms]
+ * @property {number} [waited] rr, crr: answered requests that took a retransmission's wait or more
  * @property {number} [mbps] streams: megabits per second that arrived
  * @property {number} failed requests that failed, or datagrams lost
  * @property {number} attempts requests made, or datagrams sent
@@ -137,6 +143,7 @@ async function requestResponse(measure, base, durationMs) {
     p50Ms: pct(sorted, 0.5),
     p90Ms: pct(sorted, 0.9),
     p99Ms: pct(sorted, 0.99),
+    waited: sorted.filter((ms) => ms >= RETRANSMISSION_WAIT_MS).length,
     failed,
     attempts: sorted.length + failed,
     ...(backend === undefined ? {} : { backend }),
