@@ -77,16 +77,16 @@ describe('perf budget', () => {
 
   it('holds the pod network to a fraction of the host network between the same two nodes', () => {
     const cells = [
-      stream('a', 'b', 200),
+      stream('a', 'b', 150),
       stream('a', 'b', 2000, 'host'),
       stream('b', 'c', 1900),
       stream('b', 'c', 2100, 'host'),
     ];
     const flag = perfFlags(cells, budget).get(cells[0]!.cell)?.slow;
     expect(flag?.basis).to.equal(
-      'host network on the same node pair; the pod network must reach 0.25 of it',
+      'host network on the same node pair; the pod network must reach 0.1 of it',
     );
-    expect(flag).to.include({ value: 200, baseline: 2000, ratio: 10 });
+    expect(flag).to.include({ value: 150, baseline: 2000, ratio: 13.3 });
     expect(perfFlags(cells, budget).has(cells[2]!.cell)).to.equal(false);
   });
 

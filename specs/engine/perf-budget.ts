@@ -17,7 +17,7 @@ import { quantile } from './latency-budget.ts';
 export interface PerfBudget {
   /** Slow below the baseline divided by this (PERF_RATIO, default 10). */
   ratio: number;
-  /** Pod-network throughput must reach this fraction of the host network's (PERF_TOLERANCE, default 0.25). */
+  /** Pod-network throughput must reach this fraction of the host network's (PERF_TOLERANCE, default 0.1). */
   tolerance: number;
   /** Flaky above this fraction lost (PERF_LOSS, default 0.05). */
   loss: number;
@@ -27,7 +27,7 @@ export interface PerfBudget {
 
 export const DEFAULT_PERF_BUDGET: PerfBudget = {
   ratio: 10,
-  tolerance: 0.25,
+  tolerance: 0.1,
   loss: 0.05,
   minPeers: 2,
 };
