@@ -94,7 +94,7 @@ describe('faults: degraded lab links (perf mode witnesses them)', () => {
       // Paths not through the node must stay green: a false alarm otherwise.
       expect(of(perf('tcp-stream', 'pod', 'lin2', 'cp1'))).to.equal('pass');
       expect(of(perf('udp-stream', 'host', 'cp1', 'win1'))).to.equal('pass');
-      expect(impact.outcomes).to.deep.equal(['slow', 'flaky', 'timeout']);
+      expect(impact.outcomes).to.deep.equal(['slow', 'flaky', 'timeout', 'error']);
       expect(impact.mustFail.map(describeSelector)[0]).to.include(
         'measuring tcp-stream|udp-stream',
       );
