@@ -29,8 +29,10 @@ export const PERF_MEASURES = /** @type {const} */ ([
 ]);
 /** @typedef {(typeof PERF_MEASURES)[number]} PerfMeasure */
 
-/** A request that takes longer counts as failed: a lost segment's retransmission took that long. */
-const REQUEST_LIMIT_MS = 2000;
+/** A request that takes longer counts as failed: it waited for more than one lost SYN's retransmission (1 s). */
+const REQUEST_LIMIT_MS = 1500;
+/** How long a stream may take to drain after its duration before it counts as failed. */
+const STREAM_DRAIN_MS = 1000;
 /**
  * A request this slow waited for a retransmission: Linux's smallest retransmission timeout is
  * 200 ms (TCP_RTO_MIN), a lost SYN's 1 s.
@@ -159,7 +161,7 @@ async function requestResponse(measure, base, durationMs) {
  */
 function stream(measure, base, durationMs) {
   const started = performance.now();
-  const limit = AbortSignal.timeout(durationMs + REQUEST_LIMIT_MS);
+  const limit = AbortSignal.timeout(durationMs + STREAM_DRAIN_MS);
   const done = (/** @type {number} */ bytes, /** @type {string | undefined} */ backend) => ({
     mbps: tenths((bytes * 8) / ((performance.now() - started) * 1000)),
     failed: 0,
