@@ -30,7 +30,7 @@ function perf(measure: PerfMeasure, network: PerfNetwork, src: string, dst: stri
     node: src,
     ...(service ? {} : { placement: src === dst ? 'same-node' : 'cross-node' }),
     ...(service || src === dst ? {} : { peer: dst }),
-  } as CellKey;
+  };
   return { cell: cellId(key), source: { node: src }, target: { node: dst } };
 }
 
