@@ -43,6 +43,17 @@ export function probeArgs(request: ProbeRequest, timeoutMs: number): string[] {
           : ['--min-requests', String(request.minRequests)]),
         ...timeout,
       ];
+    case 'perf':
+      return [
+        'perf',
+        request.measure,
+        request.base,
+        '--duration-ms',
+        String(request.durationMs),
+        ...(request.rateMbps === undefined ? [] : ['--rate-mbps', String(request.rateMbps)]),
+        '--timeout-ms',
+        String(probeProgramMs(request, timeoutMs)),
+      ];
   }
 }
 
@@ -52,5 +63,6 @@ export function probeArgs(request: ProbeRequest, timeoutMs: number): string[] {
  * answered ones (milliseconds each) fit in a second timeoutMs.
  */
 export function probeProgramMs(request: ProbeRequest, timeoutMs: number): number {
+  if (request.kind === 'perf') return request.durationMs + timeoutMs;
   return request.kind === 'endpoints' ? timeoutMs * 2 : timeoutMs;
 }

@@ -38,7 +38,7 @@ describe('endpoint sweep', () => {
     const { ask, asked } = scripted([answered('a'), answered('a'), answered('b'), answered('a')]);
     const reply = await sweepEndpoints({ expect: ['a', 'b'], maxRequests: 10 }, ask);
     expect(asked).to.deep.equal([1, 2, 3]);
-    expect(reply).to.deep.equal({
+    expect(reply).to.deep.include({
       result: 'ok',
       answers: [
         { endpoint: 'a', client: '10.244.1.5' },
@@ -46,6 +46,20 @@ describe('endpoint sweep', () => {
         { endpoint: 'b', client: '10.244.1.5' },
       ],
     });
+    expect(reply).to.have.property('requests').with.length(3);
+  });
+
+  it("keeps each answered request's timing as the asker measured it", async () => {
+    const timed = (ms: number, connectMs?: number): Reply => ({
+      ...answered('a'),
+      ms,
+      ...(connectMs === undefined ? {} : { connectMs }),
+    });
+    const { ask } = scripted([timed(12.5, 3.1), timed(7), answered('b')]);
+    const reply = await sweepEndpoints({ expect: ['a', 'b'], maxRequests: 10 }, ask);
+    const requests = (reply as { requests: { ms: number; connectMs?: number }[] }).requests;
+    // Without a figure of its own, none: the time the ask took is not the request's.
+    expect(requests).to.deep.equal([{ ms: 12.5, connectMs: 3.1 }, { ms: 7 }, {}]);
   });
 
   it('makes maxRequests requests and is still ok when an endpoint never answers', async () => {
@@ -166,10 +180,15 @@ describe('askOneConnection (against a backend on 127.0.0.1)', () => {
 
   it('answers with the backend name and the client IP, over one new connection each time', async () => {
     const base = await start();
-    expect(await askOneConnection(base, classify)).to.deep.equal({
+    const reply = await askOneConnection(base, classify);
+    expect(reply).to.deep.include({
       result: 'ok',
       answers: [{ endpoint: 'pod-a', client: '127.0.0.1' }],
     });
+    // Its own timing: the two GETs, and the connect within them.
+    const { ms, connectMs } = reply as { ms: number; connectMs: number };
+    expect(connectMs).to.be.a('number').and.at.least(0);
+    expect(ms).to.be.a('number').and.at.least(connectMs);
   });
 
   it('reports a 404 on /clientip as http-error naming the path', async () => {
@@ -258,10 +277,12 @@ describe('askOneSocket (against a UDP backend on 127.0.0.1)', () => {
 
   it('asks hostname then clientip from one source port, and pairs the two answers', async () => {
     const { base, seen } = await start();
-    expect(await askOneSocket(base, classify)).to.deep.equal({
+    const reply = await askOneSocket(base, classify);
+    expect(reply).to.deep.include({
       result: 'ok',
       answers: [{ endpoint: 'pod-a', client: '127.0.0.1' }],
     });
+    expect((reply as { ms?: number }).ms).to.be.a('number');
     const [hostname = '', clientip = ''] = seen;
     expect(hostname).to.match(/^hostname from \d+$/);
     expect(clientip.replace('clientip', 'hostname')).to.equal(hostname);

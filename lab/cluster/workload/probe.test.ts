@@ -115,6 +115,9 @@ describe('probe', function () {
         peer: '127.0.0.1',
       });
       expect(line.ms).to.be.a('number');
+      // The connect is part of the whole request, measured from the SYN on.
+      const { connectMs } = line as { connectMs?: number };
+      expect(connectMs).to.be.a('number').and.at.least(0).and.at.most(line.ms!);
     });
 
     it('reports http-error for a non-2xx status', async () => {
@@ -140,6 +143,7 @@ describe('probe', function () {
       const { code, line } = await probe('tcp', '127.0.0.1', `${http}`);
       expect(code).to.equal(0);
       expect(line).to.include({ kind: 'tcp', result: 'ok' });
+      expect((line as { connectMs?: number }).connectMs).to.be.a('number');
     });
 
     it('reports refused with the error for a closed port', async () => {

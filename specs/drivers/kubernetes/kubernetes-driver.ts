@@ -18,7 +18,7 @@ import type {
   Workloads,
 } from '../../model/lab-driver.ts';
 import { sendProbe } from '../../model/lab-driver.ts';
-import { probeCommand, replyFromExec } from './agnhost-probe.ts';
+import { PERF_UNSUPPORTED, probeCommand, replyFromExec } from './agnhost-probe.ts';
 import { discoverCluster, notReadyReason, type ClusterFacts } from './cluster-discovery.ts';
 import { ExecError, execInPod, type ExecTarget } from './exec-in-pod.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
@@ -460,6 +460,11 @@ export class KubernetesDriver implements LabDriver {
    * Deletes the node shell pods and the run namespace (waits, bounded; a slow one is a warning),
    * and stops the echo; idempotent.
    */
+  /** Perf cells are skipped on real clusters, with the reason (docs/performance.md). */
+  perfUnsupported(): string {
+    return PERF_UNSUPPORTED;
+  }
+
   async cleanup(): Promise<void> {
     const deployment = this.#deployment;
     if (deployment === undefined) return;
