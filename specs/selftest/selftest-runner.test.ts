@@ -14,6 +14,7 @@ import { fixturePlan } from '../../lab/testing/fixture-plan.ts';
 import { NetnsNodeShell } from '../../lab/remote/netns-node-shell.ts';
 import type { CellResult } from '../../lab/contracts/results-file.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
+import { PERF_MATRIX } from '../matrix/perf-cells.ts';
 import { MATRIX } from '../matrix/rows.ts';
 import { expectationOf } from './detection.ts';
 import { renderSelftestMarkdown } from './selftest-report.ts';
@@ -70,10 +71,15 @@ function fakeSuite(
     runs?: string[];
   } = {},
 ) {
-  const all = expandCells(MATRIX, plan.nodes).filter((c) => c.probe !== undefined);
+  const conformance = expandCells(MATRIX, plan.nodes).filter((c) => c.probe !== undefined);
+  // SUITE=perf runs the perf cells (a ring, as `npm run perf` takes): the link faults' witnesses.
+  const perf = expandCells(PERF_MATRIX, plan.nodes, { mode: 'ring', peers: 1, rotation: 0 }).filter(
+    (c) => c.probe !== undefined,
+  );
   let healed = false;
-  return (dir: string, grep?: string): Promise<SuiteRun> => {
+  return (dir: string, grep?: string, env?: Record<string, string>): Promise<SuiteRun> => {
     const label = basename(dir).replace(/^\d+-/, '');
+    const all = env?.SUITE === 'perf' ? perf : conformance;
     const cells = all.filter(
       (c) => grep === undefined || new RegExp(grep).test(`suite ${c.meta.title}`),
     );
