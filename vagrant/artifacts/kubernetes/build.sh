@@ -527,8 +527,10 @@ write_recipe
 # recipe.json marks a complete tree: it exists under $dest only after this rename.
 rm -rf "$dest"
 mv "$OUT" "$dest"
-find "$CACHE" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended -regex '.*/[0-9a-f]{12}' ! -name "$recipe_hash" \
-  -exec rm -rf {} +
+# The newest three recipes stay: another checkout (CI's clone of main beside a branch) keeps its hit.
+find "$CACHE" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended -regex '.*/[0-9a-f]{12}' \
+  ! -name "$recipe_hash" -printf '%T@ %p\n' | sort -rn | tail -n +3 | cut -d' ' -f2- |
+  while IFS= read -r old; do rm -rf --one-file-system "$old"; done
 log "timings (s): ${TIMINGS[*]}"
 log "built $dest ($(du -sh "$dest" | cut -f1))"
 finished
