@@ -48,11 +48,12 @@ export function perfUnsupportedReason(cell: PerfCell, linuxImage: string): strin
 }
 
 /** Starts an iperf3 server in the background of the pod it runs in (once per pod). */
-export function iperfServerCommand(): string[] {
-  return ['iperf3', '-s', '-D', '-p', String(IPERF_PORT), '--idle-timeout', '30'];
+export function iperfServerCommand(port = IPERF_PORT): string[] {
+  return ['iperf3', '-s', '-D', '-p', String(port), '--idle-timeout', '30'];
 }
 
-// $1 measure, $2 base URL, $3 duration (ms), $4 iperf3 host, $5 iperf3 seconds, $6 UDP Mbit/s.
+// $1 measure, $2 base URL, $3 duration (ms), $4 iperf3 host, $5 iperf3 seconds, $6 UDP Mbit/s,
+// $7 iperf3 port.
 const SCRIPT = `set -u
 counters() { grep '^Tcp:' /proc/net/snmp | sed "s/^/${MARK}$1:/"; }
 ms() { local t=\${EPOCHREALTIME/./}; echo $((t / 1000)); }
@@ -74,14 +75,14 @@ tcp-rr | tcp-crr)
   *) flags=(-u -b "$6M" -l ${UDP_DATAGRAM_BYTES}) ;;
   esac
   echo "${MARK}iperf3"
-  iperf3 -c "$4" -p ${IPERF_PORT} -t "$5" -J --connect-timeout ${REQUEST_LIMIT_MS} "\${flags[@]}"
+  iperf3 -c "$4" -p "$7" -t "$5" -J --connect-timeout ${REQUEST_LIMIT_MS} "\${flags[@]}"
   echo "${MARK}iperf3-exit:$?" ;;
 esac
 counters after
 `;
 
 /** The argv that runs `request` in a Linux pod of the project's image. */
-export function perfCommand(request: PerfRequest): string[] {
+export function perfCommand(request: PerfRequest, iperfPort = IPERF_PORT): string[] {
   const host = new URL(request.base).hostname.replace(/^\[(.*)\]$/, '$1');
   const seconds = Math.max(1, Math.ceil(request.durationMs / 1000));
   return [
@@ -95,6 +96,7 @@ export function perfCommand(request: PerfRequest): string[] {
     host,
     String(seconds),
     String(request.rateMbps ?? 4),
+    String(iperfPort),
   ];
 }
 
