@@ -6,7 +6,8 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { V1Status } from '@kubernetes/client-node';
+import { V1Status } from '@kubernetes/client-node';
+import { exitStatus, recorded } from '../../testing/kube-recorded-objects.ts';
 import type { ProbeRequest } from '../../model/lab-driver.ts';
 import { missing, skipTest } from '../../../lab/testing/skip.ts';
 import { AGNHOST_WINDOWS } from '../../../lab/provision/windows-image-commands.ts';
@@ -21,7 +22,7 @@ import {
 
 type PerfRequest = Extract<ProbeRequest, { kind: 'perf' }>;
 const OURS = 'hybrid-lab/agnhost:2.25';
-const ok: V1Status = { status: 'Success' };
+const ok = exitStatus(0);
 
 describe('perf in pods: which cells the Kubernetes driver measures', () => {
   it('measures Linux to Linux on every network with the Debian-built image', () => {
@@ -156,7 +157,7 @@ describe('perf in pods: reading the request lines', () => {
   });
 
   it('an exec the API failed is an error naming why', () => {
-    const status: V1Status = { status: 'Failure', message: 'container not found' };
+    const status = recorded(V1Status, { status: 'Failure', message: 'container not found' });
     const reply = perfReply(request('tcp-rr'), { exitCode: null, stdout: '', stderr: '', status });
     expect(reply).to.deep.equal({ result: 'error', error: 'exec failed: container not found' });
   });
@@ -186,7 +187,7 @@ function run(argv: string[]): Promise<{ exitCode: number; stdout: string; stderr
 
 describe('perf in pods: the commands run for real (bash, curl, iperf3 on loopback)', function () {
   this.timeout(30_000);
-  let web: Server;
+  let web: Server | undefined;
   let base: string;
   let iperfPort: number;
   const pidFile = join(tmpdir(), `hl-perf-in-pod-${process.pid}.pid`);
@@ -195,13 +196,14 @@ describe('perf in pods: the commands run for real (bash, curl, iperf3 on loopbac
     for (const tool of ['bash', 'curl', 'iperf3'])
       if (spawnSync(tool, ['--version']).status !== 0)
         skipTest(this, missing(`${tool} is not installed (apt-get install ${tool})`));
-    web = createServer((req, res) => {
+    const server = createServer((req, res) => {
       if (req.url === '/hostname') res.end('web-test');
       else if (req.url?.startsWith('/echo?msg=')) res.end(req.url.slice('/echo?msg='.length));
       else res.writeHead(404).end();
     });
-    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
-    const address = web.address();
+    web = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
     base = `http://127.0.0.1:${address.port}`;
     iperfPort = await freePort();
@@ -211,7 +213,8 @@ describe('perf in pods: the commands run for real (bash, curl, iperf3 on loopbac
   });
 
   after(async () => {
-    await new Promise((resolve) => web?.close(resolve));
+    // Skipped before the server started: nothing to close.
+    if (web !== undefined) await new Promise((resolve) => web!.close(resolve));
     try {
       process.kill(Number(readFileSync(pidFile, 'utf8').trim()));
     } catch {
