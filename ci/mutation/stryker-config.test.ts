@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { globToRegExp } from '../../lab/text/glob.ts';
 import { readEquivalents } from './equivalents.ts';
+import { mutatedBy, SCOPES } from './mutation-args.ts';
 import { specFiles } from './spec-files.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -14,15 +14,7 @@ const config = JSON.parse(readFileSync(join(ROOT, 'stryker.config.json'), 'utf8'
   thresholds: { break: number };
 };
 
-/** Whether Stryker's `mutate` list takes `file`: some glob matches it and no `!glob` after it. */
-function mutated(file: string): boolean {
-  let taken = false;
-  for (const glob of config.mutate) {
-    if (glob.startsWith('!')) taken &&= !globToRegExp(glob.slice(1)).test(file);
-    else taken ||= globToRegExp(glob).test(file);
-  }
-  return taken;
-}
+const mutated = (file: string): boolean => mutatedBy(config.mutate, file);
 
 describe('mutation testing config', () => {
   it('every mutate and spec glob names files that exist', () => {
@@ -45,6 +37,22 @@ describe('mutation testing config', () => {
       'lab/faults/fault-engine.ts',
     ])
       expect(mutated(file), file).to.equal(false);
+  });
+
+  it('the ci scope is files of the core scope, the judge and the sweep among them', () => {
+    expect(SCOPES.ci.mutate).to.include.members([
+      'specs/engine/judge.ts',
+      'lab/cluster/workload/endpoint-sweep.mjs',
+    ]);
+    for (const file of SCOPES.ci.mutate) {
+      expect(existsSync(join(ROOT, file)), file).to.equal(true);
+      expect(mutated(file), file).to.equal(true);
+    }
+  });
+
+  it("the ci scope's tests are tests the core scope runs", () => {
+    const core = specFiles(ROOT, config.mochaEsm.spec, config.mochaEsm.ignore);
+    for (const file of SCOPES.ci.tests) expect(core, file).to.include(join(ROOT, file));
   });
 
   it('breaks at 80 or more', () => {

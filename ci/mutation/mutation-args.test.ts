@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LabError } from '../../lab/errors.ts';
+import { mutatedBy, parseMutationArgs, scopeArgs, SCOPES } from './mutation-args.ts';
+import { incrementalFile } from './run-mutation.ts';
+
+describe('npm run mutation arguments', () => {
+  it('defaults to the core scope, incremental', () => {
+    expect(parseMutationArgs([])).to.deep.equal({ scope: 'core', full: false });
+  });
+
+  it('takes --full and --scope in either order and form', () => {
+    expect(parseMutationArgs(['--scope', 'ci', '--full'])).to.deep.equal({
+      scope: 'ci',
+      full: true,
+    });
+    expect(parseMutationArgs(['--full', '--scope=ci'])).to.deep.equal({ scope: 'ci', full: true });
+  });
+
+  it('refuses an unknown scope, a missing one and an unknown argument, naming them', () => {
+    expect(() => parseMutationArgs(['--scope', 'nightly'])).to.throw(LabError, /--scope nightly/);
+    expect(() => parseMutationArgs(['--scope'])).to.throw(LabError, /--scope \(missing\)/);
+    expect(() => parseMutationArgs(['--scope', 'toString'])).to.throw(LabError, /toString/);
+    expect(() => parseMutationArgs(['--force'])).to.throw(LabError, /unknown argument --force/);
+  });
+
+  it("passes the ci scope's files and tests to Stryker and nothing for core (the config's)", () => {
+    expect(scopeArgs('ci')).to.deep.equal([
+      '--mutate',
+      SCOPES.ci.mutate.join(','),
+      '--testFiles',
+      SCOPES.ci.tests.join(','),
+    ]);
+    expect(scopeArgs('core')).to.deep.equal([]);
+  });
+
+  it('keeps each scope its own incremental state', () => {
+    const root = mkdtempSync(join(tmpdir(), 'mutation-args-'));
+    writeFileSync(join(root, 'stryker.config.json'), '{}');
+    writeFileSync(join(root, 'package-lock.json'), '{}');
+    const ci = incrementalFile(root, '/cache', 'ci');
+    expect(ci).to.match(/^\/cache\/[0-9a-f]{16}\/stryker-incremental\.json$/);
+    expect(incrementalFile(root, '/cache', 'core')).to.not.equal(ci);
+    expect(incrementalFile(root, '/cache', 'ci')).to.equal(ci);
+    writeFileSync(join(root, 'stryker.config.json'), '{"concurrency":2}');
+    expect(incrementalFile(root, '/cache', 'ci')).to.not.equal(ci);
+  });
+
+  it('reads a mutate list as Stryker does: a later !glob drops what an earlier glob took', () => {
+    const globs = ['specs/engine/*.ts', '!specs/engine/matrix-suite.ts', '!**/*.test.ts'];
+    expect(mutatedBy(globs, 'specs/engine/judge.ts')).to.equal(true);
+    expect(mutatedBy(globs, 'specs/engine/matrix-suite.ts')).to.equal(false);
+    expect(mutatedBy(globs, 'specs/engine/judge.test.ts')).to.equal(false);
+    expect(mutatedBy(globs, 'specs/matrix/rows.ts')).to.equal(false);
+  });
+});

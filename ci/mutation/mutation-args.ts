@@ -1,0 +1,76 @@
+/**
+ * What `npm run mutation` takes (docs/mutation-testing.md): a scope and whether to re-test every
+ * mutant. The scopes live here and only here; stryker.config.json's `mutate` is the `core` scope.
+ */
+import { LabError } from '../../lab/errors.ts';
+import { globToRegExp } from '../../lab/text/glob.ts';
+
+/** A part of the judging core: the files it mutates, and the unit tests that must kill their mutants. */
+export interface Scope {
+  mutate: readonly string[];
+  tests: readonly string[];
+}
+
+/**
+ * Each scope; `null` is the config's whole `mutate` list and `mochaEsm.spec`. `ci` is the heart of
+ * the verdict (outcome, verdict, the sweep's count of who answered) with its own tests, sized so
+ * that a cold run fits CI's time.
+ */
+export const SCOPES = {
+  core: null,
+  ci: {
+    mutate: ['specs/engine/judge.ts', 'lab/cluster/workload/endpoint-sweep.mjs'],
+    tests: [
+      'specs/engine/judge.test.ts',
+      'specs/engine/engine.test.ts',
+      'lab/cluster/workload/endpoint-sweep.test.ts',
+    ],
+  },
+} as const satisfies Record<string, Scope | null>;
+
+export type ScopeName = keyof typeof SCOPES;
+
+export interface MutationArgs {
+  scope: ScopeName;
+  /** Re-test every mutant of the scope (Stryker's `--force`) instead of only what changed. */
+  full: boolean;
+}
+
+export const MUTATION_USAGE = `npm run mutation [-- [--scope ${Object.keys(SCOPES).join('|')}] [--full]]`;
+
+const isScope = (name: string): name is ScopeName => Object.hasOwn(SCOPES, name);
+
+/** Parses the arguments after `npm run mutation --`; throws a LabError naming a bad one. */
+export function parseMutationArgs(argv: readonly string[]): MutationArgs {
+  const args: MutationArgs = { scope: 'core', full: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--full') args.full = true;
+    else if (arg === '--scope' || arg.startsWith('--scope=')) {
+      const name = arg === '--scope' ? argv[++i] : arg.slice('--scope='.length);
+      if (name === undefined || !isScope(name))
+        throw new LabError(
+          `--scope ${name ?? '(missing)'}: expected one of ${Object.keys(SCOPES).join(', ')}`,
+          { hint: `usage: ${MUTATION_USAGE}` },
+        );
+      args.scope = name;
+    } else throw new LabError(`unknown argument ${arg}`, { hint: `usage: ${MUTATION_USAGE}` });
+  }
+  return args;
+}
+
+/** Whether a Stryker `mutate` list takes `file`: some glob matches it and no later `!glob` drops it. */
+export function mutatedBy(globs: readonly string[], file: string): boolean {
+  let taken = false;
+  for (const glob of globs) {
+    if (glob.startsWith('!')) taken &&= !globToRegExp(glob.slice(1)).test(file);
+    else taken ||= globToRegExp(glob).test(file);
+  }
+  return taken;
+}
+
+/** Stryker's command-line arguments for a scope: its own `--mutate` and `--testFiles`, none for `core`. */
+export function scopeArgs(scope: ScopeName): string[] {
+  const s: Scope | null = SCOPES[scope];
+  return s === null ? [] : ['--mutate', s.mutate.join(','), '--testFiles', s.tests.join(',')];
+}
