@@ -3,7 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LabError } from '../../lab/errors.ts';
-import { mutatedBy, parseMutationArgs, scopeArgs, SCOPES } from './mutation-args.ts';
+import {
+  functionRanges,
+  mutatedBy,
+  parseMutationArgs,
+  scopeArgs,
+  SCOPES,
+} from './mutation-args.ts';
 import { incrementalFile } from './run-mutation.ts';
 
 describe('npm run mutation arguments', () => {
@@ -26,14 +32,38 @@ describe('npm run mutation arguments', () => {
     expect(() => parseMutationArgs(['--force'])).to.throw(LabError, /unknown argument --force/);
   });
 
-  it("passes the ci scope's files and tests to Stryker and nothing for core (the config's)", () => {
-    expect(scopeArgs('ci')).to.deep.equal([
-      '--mutate',
-      SCOPES.ci.mutate.join(','),
-      '--testFiles',
-      SCOPES.ci.tests.join(','),
+  it("passes the ci scope's files, ranges and tests to Stryker and nothing for core", () => {
+    const sweep = 'lab/cluster/workload/endpoint-sweep.mjs';
+    const text = SCOPES.ci.mutate[1].functions.map((f) => `function ${f}() {\n  x;\n}`);
+    const args = scopeArgs('ci', (file) => (file === sweep ? text.join('\n') : ''));
+    expect(args[0]).to.equal('--mutate');
+    expect(args[1]!.split(',')).to.deep.equal([
+      'specs/engine/judge.ts',
+      ...text.map((_, i) => `${sweep}:${i * 3 + 1}-${i * 3 + 3}`),
     ]);
-    expect(scopeArgs('core')).to.deep.equal([]);
+    expect(args.slice(2)).to.deep.equal(['--testFiles', SCOPES.ci.tests.join(',')]);
+    expect(scopeArgs('core', () => '')).to.deep.equal([]);
+  });
+
+  it('finds a function from its head to its closing brace, exported, async or not', () => {
+    const text = [
+      '/** a */',
+      'export async function first(a) {',
+      '  if (a) {',
+      '  }',
+      '}',
+      'function firstly() {}',
+      'function second() {',
+      '}',
+    ].join('\n');
+    expect(functionRanges('f.mjs', text, ['second', 'first'])).to.deep.equal([
+      'f.mjs:7-8',
+      'f.mjs:2-5',
+    ]);
+    expect(() => functionRanges('f.mjs', text, ['third'])).to.throw(
+      LabError,
+      'f.mjs has no top-level function third',
+    );
   });
 
   it('keeps each scope its own incremental state', () => {

@@ -5,9 +5,15 @@
 import { LabError } from '../../lab/errors.ts';
 import { globToRegExp } from '../../lab/text/glob.ts';
 
-/** A part of the judging core: the files it mutates, and the unit tests that must kill their mutants. */
+/** A file mutated only in the named top-level functions: the rest of it is left to `core`. */
+export interface FunctionsOf {
+  file: string;
+  functions: readonly string[];
+}
+
+/** A part of the judging core: what it mutates, and the unit tests that must kill its mutants. */
 export interface Scope {
-  mutate: readonly string[];
+  mutate: readonly (string | FunctionsOf)[];
   tests: readonly string[];
 }
 
@@ -19,9 +25,25 @@ export interface Scope {
 export const SCOPES = {
   core: null,
   ci: {
-    mutate: ['specs/engine/judge.ts', 'lab/cluster/workload/endpoint-sweep.mjs'],
+    mutate: [
+      'specs/engine/judge.ts',
+      {
+        // The sweep's count, its failure and its pairing of answers; the socket plumbing under
+        // them (getOver, askOneSocket) times its mutants out by the dozen: nightly only.
+        file: 'lab/cluster/workload/endpoint-sweep.mjs',
+        functions: [
+          'sweepEndpoints',
+          'failedRequest',
+          'clientAddress',
+          'askOneConnection',
+          'succeeded',
+          'httpError',
+        ],
+      },
+    ],
     tests: [
       'specs/engine/judge.test.ts',
+      'specs/engine/judge-checks.test.ts',
       'specs/engine/engine.test.ts',
       'lab/cluster/workload/endpoint-sweep.test.ts',
     ],
@@ -69,8 +91,38 @@ export function mutatedBy(globs: readonly string[], file: string): boolean {
   return taken;
 }
 
-/** Stryker's command-line arguments for a scope: its own `--mutate` and `--testFiles`, none for `core`. */
-export function scopeArgs(scope: ScopeName): string[] {
+/** The files a scope mutates (each once), without their ranges. */
+export function scopeFiles(scope: Scope): string[] {
+  return scope.mutate.map((m) => (typeof m === 'string' ? m : m.file));
+}
+
+/**
+ * Stryker's `file:first-last` line ranges of `functions` in `text` (each from its `function NAME(`
+ * line to the next line that is a lone `}`); throws naming a function that is not there.
+ */
+export function functionRanges(file: string, text: string, functions: readonly string[]): string[] {
+  const lines = text.split('\n');
+  return functions.map((name) => {
+    const head = new RegExp(`^(export )?(async )?function\\*? ?${name}\\b`);
+    const first = lines.findIndex((l) => head.test(l));
+    const last = lines.findIndex((l, i) => i > first && l === '}');
+    if (first === -1 || last === -1)
+      throw new LabError(`${file} has no top-level function ${name}`, {
+        hint: 'update SCOPES in ci/mutation/mutation-args.ts',
+      });
+    return `${file}:${first + 1}-${last + 1}`;
+  });
+}
+
+/**
+ * Stryker's command-line arguments for a scope: its own `--mutate` and `--testFiles`, none for
+ * `core`. `read` gives a file's text (function ranges are found in it).
+ */
+export function scopeArgs(scope: ScopeName, read: (file: string) => string): string[] {
   const s: Scope | null = SCOPES[scope];
-  return s === null ? [] : ['--mutate', s.mutate.join(','), '--testFiles', s.tests.join(',')];
+  if (s === null) return [];
+  const mutate = s.mutate.flatMap((m) =>
+    typeof m === 'string' ? [m] : functionRanges(m.file, read(m.file), m.functions),
+  );
+  return ['--mutate', mutate.join(','), '--testFiles', s.tests.join(',')];
 }

@@ -80,7 +80,8 @@ function main(argv: string[]): void {
   process.stdout.write(`mutation: scope ${scope}, ${how}, state ${state}\n`);
   const started = Date.now();
   const args = ['--import', 'tsx', STRYKER, 'run', CONFIG, '--incrementalFile', state];
-  args.push(...scopeArgs(scope), ...(full ? ['--force'] : []));
+  args.push(...scopeArgs(scope, (file) => readFileSync(join(ROOT, file), 'utf8')));
+  if (full) args.push('--force');
   const stryker = spawnSync(process.execPath, args, {
     cwd: ROOT,
     stdio: 'inherit',

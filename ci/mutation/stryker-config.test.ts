@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readEquivalents } from './equivalents.ts';
-import { mutatedBy, SCOPES } from './mutation-args.ts';
+import { functionRanges, mutatedBy, scopeFiles, SCOPES } from './mutation-args.ts';
 import { specFiles } from './spec-files.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -40,13 +40,24 @@ describe('mutation testing config', () => {
   });
 
   it('the ci scope is files of the core scope, the judge and the sweep among them', () => {
-    expect(SCOPES.ci.mutate).to.include.members([
+    expect(scopeFiles(SCOPES.ci)).to.include.members([
       'specs/engine/judge.ts',
       'lab/cluster/workload/endpoint-sweep.mjs',
     ]);
-    for (const file of SCOPES.ci.mutate) {
+    for (const file of scopeFiles(SCOPES.ci)) {
       expect(existsSync(join(ROOT, file)), file).to.equal(true);
       expect(mutated(file), file).to.equal(true);
+    }
+  });
+
+  it("the ci scope's function ranges each start at their function's head", () => {
+    for (const m of SCOPES.ci.mutate) {
+      if (typeof m === 'string') continue;
+      const lines = readFileSync(join(ROOT, m.file), 'utf8').split('\n');
+      functionRanges(m.file, lines.join('\n'), m.functions).forEach((range, i) => {
+        const first = Number(/:(\d+)-\d+$/.exec(range)![1]);
+        expect(lines[first - 1], range).to.contain(`function ${m.functions[i]!}(`);
+      });
     }
   });
 
