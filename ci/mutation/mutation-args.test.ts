@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LabError } from '../../lab/errors.ts';
@@ -10,7 +10,7 @@ import {
   scopeArgs,
   SCOPES,
 } from './mutation-args.ts';
-import { incrementalFile } from './run-mutation.ts';
+import { incrementalFile, reviewReport } from './run-mutation.ts';
 
 describe('npm run mutation arguments', () => {
   it('defaults to the core scope, incremental', () => {
@@ -84,5 +84,39 @@ describe('npm run mutation arguments', () => {
     expect(mutatedBy(globs, 'specs/engine/matrix-suite.ts')).to.equal(false);
     expect(mutatedBy(globs, 'specs/engine/judge.test.ts')).to.equal(false);
     expect(mutatedBy(globs, 'specs/matrix/rows.ts')).to.equal(false);
+  });
+});
+
+describe('reviewing a scope', () => {
+  it('calls an entry stale only in a file the scope mutates whole', () => {
+    const root = mkdtempSync(join(tmpdir(), 'mutation-review-'));
+    mkdirSync(join(root, 'test-results/mutation'), { recursive: true });
+    writeFileSync(join(root, 'stryker.config.json'), '{"thresholds":{"break":80}}');
+    const killed = {
+      id: '1',
+      mutatorName: 'ConditionalExpression',
+      replacement: 'true',
+      status: 'Killed',
+      location: { start: { line: 1, column: 1 }, end: { line: 1, column: 2 } },
+    };
+    const files = Object.fromEntries(
+      ['specs/engine/judge.ts', 'lab/cluster/workload/endpoint-sweep.mjs'].map((f) => [
+        f,
+        { source: 'x', mutants: [killed] },
+      ]),
+    );
+    writeFileSync(join(root, 'test-results/mutation/mutation.json'), JSON.stringify({ files }));
+    const entry = (file: string) => ({
+      file,
+      mutator: 'ConditionalExpression',
+      original: 'x',
+      replacement: 'true',
+      reason: 'no input tells them apart',
+    });
+    const entries = Object.keys(files).map(entry);
+    writeFileSync(join(root, 'stryker-equivalent.json'), JSON.stringify({ equivalent: entries }));
+    expect(reviewReport(root, 'ci').stale).to.deep.equal([entries[0]]);
+    expect(reviewReport(root, 'core').stale).to.deep.equal(entries);
+    expect(reviewReport(root, 'ci').scores.find((s) => s.folder === 'all')?.score).to.equal(100);
   });
 });

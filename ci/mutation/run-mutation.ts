@@ -19,7 +19,13 @@ import { fileURLToPath } from 'node:url';
 import { LabError } from '../../lab/errors.ts';
 import { isMain, runMain } from '../tools/run-main.ts';
 import { compareEquivalents, readEquivalents } from './equivalents.ts';
-import { parseMutationArgs, SCOPES, scopeArgs, type ScopeName } from './mutation-args.ts';
+import {
+  parseMutationArgs,
+  SCOPES,
+  scopeArgs,
+  type Scope,
+  type ScopeName,
+} from './mutation-args.ts';
 import { readReport, scoresByFolder, undetectedMutants } from './mutation-report.ts';
 import {
   reviewOk,
@@ -43,14 +49,20 @@ export function incrementalFile(root: string, cacheRoot: string, scope: ScopeNam
   return join(cacheRoot, hash.digest('hex').slice(0, 16), 'stryker-incremental.json');
 }
 
-/** What the run found: per-folder scores, and each survivor checked against the equivalents list. */
-export function reviewReport(root: string): MutationReview {
+/**
+ * What the run of `scope` found: per-folder scores, and each survivor checked against the
+ * equivalents list. An entry is stale only in a file the scope mutates whole.
+ */
+export function reviewReport(root: string, scope: ScopeName): MutationReview {
   const report = readReport(join(root, REPORT));
   const undetected = undetectedMutants(report);
+  const s: Scope | null = SCOPES[scope];
+  const whole =
+    s === null ? Object.keys(report.files) : s.mutate.filter((m) => typeof m === 'string');
   const { unlisted, stale } = compareEquivalents(
     undetected,
     readEquivalents(join(root, EQUIVALENTS)),
-    new Set(Object.keys(report.files)),
+    new Set(whole),
   );
   const config = JSON.parse(readFileSync(join(root, CONFIG), 'utf8')) as {
     thresholds?: { break?: number | null };
@@ -93,7 +105,7 @@ function main(argv: string[]): void {
       `Stryker wrote no report (exit ${stryker.status ?? stryker.signal}, ${seconds} s)`,
     );
   }
-  const review = reviewReport(ROOT);
+  const review = reviewReport(ROOT, scope);
   writeFileSync(join(ROOT, SUMMARY), summaryMarkdown(review, EQUIVALENTS));
   const lines = summaryLines(review, EQUIVALENTS);
   process.stdout.write(
