@@ -42,9 +42,9 @@ export const SCOPES = {
       },
     ],
     tests: [
-      'specs/engine/judge.test.ts',
+      'specs/engine/judge-cases.test.ts',
       'specs/engine/judge-checks.test.ts',
-      'specs/engine/engine.test.ts',
+      'specs/engine/judge.test.ts',
       'lab/cluster/workload/endpoint-sweep.test.ts',
     ],
   },
