@@ -116,9 +116,10 @@ describe('judge: body and responds', () => {
       outcome: Outcome.WrongAnswer,
       detail: `answered "${'x'.repeat(60)}", expected web-a`,
     });
-    expect(judgeReply({ result: 'ok' }, { kind: 'body', expect: 'web-a' }).outcome).to.equal(
-      Outcome.WrongAnswer,
-    );
+    expect(judgeReply({ result: 'ok' }, { kind: 'body', expect: 'web-a' })).to.deep.equal({
+      outcome: Outcome.WrongAnswer,
+      detail: 'answered "", expected web-a',
+    });
   });
 
   it('responds: any answer passes, shown cut to 60 characters', () => {
@@ -133,6 +134,10 @@ describe('judge: body and responds', () => {
     expect(judgeReply({ result: 'ok', body: LONG }, { kind: 'not-forwarded' }).detail).to.equal(
       `forwarded: answered by ${'x'.repeat(60)}; nothing may answer here`,
     );
+    expect(judgeReply({ result: 'ok' }, { kind: 'not-forwarded' })).to.deep.equal({
+      outcome: Outcome.WrongAnswer,
+      detail: 'forwarded: an answer came back; nothing may answer here',
+    });
   });
 });
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import {
   SWEEP_CONNECT_MS,
   askOneConnection,
@@ -153,6 +153,8 @@ describe('endpoint sweep', () => {
     // Else a client that saw garbage around the right address would pass a source-ip check.
     expect(clientAddress('x[fd00:10:244::5]:80')).to.equal('x[fd00:10:244::5]');
     expect(clientAddress('[fd00:10:244::5]:80x')).to.equal('[fd00:10:244::5]:80x');
+    // Only an IPv4-mapped address is read as IPv4; ::ffff: inside another one is part of it.
+    expect(clientAddress('[fd00::ffff:10.244.1.5]:80')).to.equal('fd00::ffff:10.244.1.5');
   });
 });
 
@@ -196,6 +198,24 @@ describe('askOneConnection (against a backend on 127.0.0.1)', () => {
       body: 'pod-a',
       error: 'GET /hostname: HTTP 300',
     });
+  });
+
+  it('a status under 200 is no success either (node hands a 099 to the caller as a response)', async () => {
+    const server = createServer((socket) => {
+      socket.on('data', () => socket.end('HTTP/1.1 099 Odd\r\nContent-Length: 5\r\n\r\npod-a'));
+    }).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      expect(await askOneConnection(`http://127.0.0.1:${port}`, classify)).to.deep.equal({
+        result: 'http-error',
+        status: 99,
+        body: 'pod-a',
+        error: 'GET /hostname: HTTP 99',
+      });
+    } finally {
+      server.close();
+    }
   });
 
   it('leaves no connection open once it answered: each request is a connection of its own', async () => {
