@@ -156,6 +156,7 @@ describe('endpoint sweep', () => {
     expect(clientAddress('[fd00:10:244::5]:80x')).to.equal('[fd00:10:244::5]:80x');
     // Only an IPv4-mapped address is read as IPv4; ::ffff: inside another one is part of it.
     expect(clientAddress('[fd00::ffff:10.244.1.5]:80')).to.equal('fd00::ffff:10.244.1.5');
+    expect(clientAddress('[::ffff:10.244.1.5.6]:80')).to.equal('::ffff:10.244.1.5.6');
   });
 });
 
