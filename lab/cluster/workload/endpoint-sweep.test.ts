@@ -148,6 +148,7 @@ describe('endpoint sweep', () => {
     expect(clientAddress('[fd00:10:244::5]')).to.equal('fd00:10:244::5');
     expect(clientAddress('10.244.1.5\n')).to.equal('10.244.1.5');
     expect(clientAddress('[::ffff:10.244.1.5]:80')).to.equal('10.244.1.5');
+    expect(clientAddress('[::ffff:10.244.1.50]:80')).to.equal('10.244.1.50');
   });
 
   it('reads a bracketed address only when brackets and port are the whole text', () => {
