@@ -181,3 +181,51 @@ describe('judge: endpoint sweeps, the edges', () => {
     );
   });
 });
+
+describe('judge: measured (perf cells)', () => {
+  const check = { kind: 'measured' as const };
+  const base = { measure: 'tcp-rr' as const, durationMs: 250, failed: 0, attempts: 100 };
+
+  it('is ok with the figures in one line: a stream its rate, rr its rate and percentiles', () => {
+    const stream = { ...base, measure: 'tcp-stream' as const, mbps: 940, attempts: 1 };
+    expect(judgeReply({ result: 'ok', perf: stream }, check)).to.deep.equal({
+      outcome: Outcome.Ok,
+      detail: 'tcp-stream 940 Mbit/s',
+    });
+    const rr = { ...base, ratePerS: 400, p50Ms: 0.6, p90Ms: 1.2, p99Ms: 3.4 };
+    expect(judgeReply({ result: 'ok', perf: rr }, check).detail).to.equal(
+      'tcp-rr 400/s, p50 0.6 ms, p90 1.2 ms, p99 3.4 ms',
+    );
+    expect(judgeReply({ result: 'ok', perf: { ...base, p50Ms: 0 } }, check).detail).to.equal(
+      'tcp-rr 0/s, p50 0 ms, p90 ? ms, p99 ? ms',
+    );
+    expect(judgeReply({ result: 'ok', perf: base }, check).detail).to.equal(
+      'tcp-rr 0/s, p50 ? ms, p90 ? ms, p99 ? ms',
+    );
+    expect(judgeReply({ result: 'ok' }, check).detail).to.equal('measured nothing');
+  });
+
+  it('says what was lost, retransmitted and who answered, only when there is something to say', () => {
+    const lossy = {
+      ...base,
+      measure: 'udp-stream' as const,
+      mbps: 3.5,
+      failed: 12,
+      attempts: 400,
+      retransmitted: 7,
+      sent: 900,
+      backend: 'netexec-lin2-a',
+    };
+    expect(judgeReply({ result: 'ok', perf: lossy }, check).detail).to.equal(
+      'udp-stream 3.5 Mbit/s, 12 of 400 lost or failed, 7 of 900 segments retransmitted (netexec-lin2-a answered)',
+    );
+    const unsent = { ...lossy, failed: 0, retransmitted: 1, sent: undefined, backend: undefined };
+    expect(judgeReply({ result: 'ok', perf: unsent }, check).detail).to.equal(
+      'udp-stream 3.5 Mbit/s, 1 of ? segments retransmitted',
+    );
+    const clean = { ...lossy, failed: 0, retransmitted: 0, backend: '' };
+    expect(judgeReply({ result: 'ok', perf: clean }, check).detail).to.equal(
+      'udp-stream 3.5 Mbit/s',
+    );
+  });
+});
