@@ -40,10 +40,12 @@ export type FaultAction =
       kind: 'nft';
       node: string;
       table: string;
-      family?: 'ip' | 'netdev';
+      family?: 'ip' | 'netdev' | 'inet';
       ruleset: string;
       forgetFlowsFrom?: string;
     }
+  /** Puts a root queueing discipline on the node's `device` (tc qdisc add … root `qdisc`). */
+  | { kind: 'qdisc'; node: string; device: string; qdisc: string[] }
   /** Sets a link's MTU on the node. */
   | { kind: 'mtu'; node: string; device: string; mtu: number }
   /** Deletes the node's route to `cidr`. */
@@ -82,17 +84,15 @@ export interface FaultImpact {
   outcomes?: string[];
 }
 
-/**
- * What of the suite a fault needs to show: the over-time rows (specs/disruption), or those and
- * the disruption phase on the fault's own node (the self-test runs the suite so).
- */
-export type FaultSuite = 'over-time' | 'disruptions';
-
 export interface FaultDefinition {
   /** Stable kebab-case id, as used by `lab break`. */
   id: string;
-  /** Absent: the matrix shows it. */
-  suite?: FaultSuite;
+  /**
+   * Which suite's cells witness the fault: the conformance matrix (default), the perf mode's
+   * measures (SUITE=perf) for faults that make paths slow or lossy rather than broken, the
+   * over-time rows (specs/engine/disruption), or those and the disruption phase on the fault's own node.
+   */
+  witness?: 'matrix' | 'perf' | 'over-time' | 'disruptions';
   /** One line: what breaks and the symptom. */
   summary: string;
   scope: FaultScope;

@@ -58,7 +58,7 @@ export const OVER_TIME_FAULTS: readonly FaultDefinition[] = [
     id: 'kube-proxy-not-rebuilt',
     summary:
       "one node's kube-proxy comes back from a restart without programming any Service: from that restart on, its pods' Services, lookups and NodePorts fail; the matrix before it passes",
-    suite: 'disruptions',
+    witness: 'disruptions',
     scope: { kind: 'node' },
     requires: { cluster: true },
     actions: (_plan, targets) => [{ kind: 'proxy-restart-broken', node: only(targets).name }],
@@ -85,7 +85,7 @@ export const OVER_TIME_FAULTS: readonly FaultDefinition[] = [
     id: 'udp-conntrack-kept',
     summary:
       "one node's kube-proxy never deletes the conntrack entries of gone UDP endpoints: a socket that keeps sending there stays on its deleted backend",
-    suite: 'over-time',
+    witness: 'over-time',
     scope: { kind: 'node' },
     requires: { cluster: true },
     actions: (_plan, targets) => [{ kind: 'udp-flows-kept', node: only(targets).name }],
@@ -104,7 +104,7 @@ export const OVER_TIME_FAULTS: readonly FaultDefinition[] = [
   {
     id: 'conntrack-idle-cut',
     summary: `one node forgets an established connection after ${IDLE_CUT_SECONDS} s idle and drops what comes after: long-lived connections through it go silent`,
-    suite: 'over-time',
+    witness: 'over-time',
     scope: { kind: 'node' },
     requires: {},
     actions: (_plan, targets) => {
@@ -138,7 +138,7 @@ export const OVER_TIME_FAULTS: readonly FaultDefinition[] = [
     id: 'dns-pinned-after-move',
     summary:
       "one node's cluster DNS stays pinned to where the DNS pods were (a stale load-balancer endpoint): after they move, its pods' lookups go nowhere",
-    suite: 'disruptions',
+    witness: 'disruptions',
     scope: { kind: 'node' },
     requires: { cluster: true },
     actions: (_plan, targets) => [{ kind: 'dns-pinned', node: only(targets).name }],

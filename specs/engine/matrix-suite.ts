@@ -4,11 +4,14 @@
  * normally, by a signal, or with nothing selected.
  */
 import type { CellResult, RunInfo } from '../../lab/contracts/results-file.ts';
-import { checkDisruptionNodes } from '../disruption/over-time-settings.ts';
-import { OverTimeRun } from '../disruption/over-time-run.ts';
+import { checkDisruptionNodes } from './disruption/over-time-settings.ts';
+import { OverTimeRun } from './disruption/over-time-run.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
 import { MATRIX, type MatrixRow } from '../matrix/rows.ts';
+import { PERF_MATRIX } from '../matrix/perf-cells.ts';
+import { parseCellId } from '../../lab/contracts/cells.ts';
 import type { LabDriver, LabInfo, Workloads } from '../model/lab-driver.ts';
+import type { CellPlan } from '../model/cell-plan.ts';
 import { LAB_READY_CELL, runStatus, unknownRunInfo, type Report } from '../model/report.ts';
 import { podNames } from '../model/workload-names.ts';
 import { resultsDir, writeReport } from '../report/write-report.ts';
@@ -59,10 +62,11 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
       ? 'hybrid matrix'
       : `hybrid matrix on ${info.lab} (${info.provider}${info.emulated ? ', EMULATED' : ''})`;
   const run = settings;
+  const rows = options.rows ?? (run?.suite === 'perf' ? PERF_MATRIX : MATRIX);
   const matrix =
     driver === undefined || run === undefined
       ? []
-      : expandCells(options.rows ?? MATRIX, driver.nodes);
+      : expandCells(rows, driver.nodes, run.mesh, run.perf).map((plan) => perfHosted(plan, driver));
   const cells =
     driver === undefined || run === undefined
       ? []
@@ -72,7 +76,7 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
             expectation: expectationFor(run.profile, plan.meta.cell, driver.info),
           }))
           .filter((c) => run.selection.matches(`${suiteTitle} ${c.plan.meta.title}`));
-  // Long-lived, stateful and disruption cells (specs/disruption), when the run asks for them.
+  // Long-lived, stateful and disruption cells (specs/engine/disruption), when the run asks for them.
   const overTime =
     driver !== undefined && run !== undefined && run.overTime.enabled
       ? new OverTimeRun({
@@ -256,6 +260,15 @@ function settle(test: Mocha.Context, result: CellResult, run: SuiteSettings): vo
   }
 }
 
+/** A perf cell the driver cannot measure is skipped with its reason. */
+function perfHosted(plan: CellPlan, driver: LabDriver): CellPlan {
+  const key = parseCellId(plan.meta.cell);
+  if (key?.kind !== 'perf' || plan.probe === undefined) return plan;
+  const why = driver.perfUnsupported?.(key);
+  if (why === undefined) return plan;
+  return { meta: plan.meta, ...(plan.churn === undefined ? {} : { churn: plan.churn }), skip: why };
+}
+
 function runInfo(info: LabInfo, settings: SuiteSettings | undefined): RunInfo {
   const startedAt = new Date();
   return {
@@ -267,6 +280,8 @@ function runInfo(info: LabInfo, settings: SuiteSettings | undefined): RunInfo {
           runId: settings.runId,
           profile: settings.profile.name,
           unexpectedPass: settings.profile.unexpectedPass,
+          suite: settings.suite,
+          mesh: settings.mesh,
         }),
     startedAt: startedAt.toISOString(),
   };

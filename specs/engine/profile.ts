@@ -14,6 +14,8 @@ const ProfileSchema = z.strictObject({
   description: z.string(),
   /** What an expected failure that passes does to the run. */
   unexpectedPass: z.enum(['fail', 'warn']),
+  /** What a cell slow against the run's own baseline does: fails it (default) or warns. */
+  slow: z.enum(['fail', 'warn']).optional(),
   expectations: z.array(
     z.strictObject({
       /** Glob over cell ids: `*` within one segment, `**` across segments. */
@@ -26,7 +28,7 @@ const ProfileSchema = z.strictObject({
     }),
   ),
   /**
-   * How long after a disruption (specs/disruption) a node's cells may take to be green again,
+   * How long after a disruption (specs/engine/disruption) a node's cells may take to be green again,
    * per action and OS of the disrupted node; where none matches, the phase's default.
    */
   recovery: z

@@ -1,5 +1,5 @@
 /**
- * What the over-time rows and the disruption phase (specs/disruption) need from a lab, beyond
+ * What the over-time rows and the disruption phase (specs/engine/disruption) need from a lab, beyond
  * LabDriver: connections held open in pods, Services changed step by step, and disruptions.
  */
 import type { Os } from '../../lab/contracts/cells.ts';

@@ -1,5 +1,5 @@
 /**
- * The names of what the over-time rows deploy (specs/disruption), one module for every driver:
+ * The names of what the over-time rows deploy (specs/engine/disruption), one module for every driver:
  * two Services on the `b` pods of each OS, and a UDP Service whose one backend is swapped.
  */
 import type { Os } from '../../lab/contracts/cells.ts';

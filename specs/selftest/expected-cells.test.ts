@@ -5,6 +5,7 @@ import { notApplicable, resolveTargets } from '../../lab/faults/fault-targets.ts
 import { fixturePlan, type FixtureNode } from '../../lab/testing/fixture-plan.ts';
 import type { CniBackend, LabPlan } from '../../lab/plan/lab-plan.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
+import { PERF_MATRIX } from '../matrix/perf-cells.ts';
 import { MATRIX } from '../matrix/rows.ts';
 import { expectationOf } from './detection.ts';
 import { suiteCells } from '../testing/over-time-cells.ts';
@@ -36,11 +37,17 @@ function expected(plan: LabPlan, id: string, node?: string) {
   const fault = findFault(id);
   const targets = resolveTargets(fault, plan, node);
   const impact = fault.impact(plan, targets);
-  const cells = suiteCells(
-    plan,
-    fault.suite,
-    targets.map((t) => t.name),
-  );
+  // A fault the perf mode witnesses is judged on the perf cells (a ring, as `npm run perf` takes).
+  const cells =
+    fault.witness === 'perf'
+      ? expandCells(PERF_MATRIX, plan.nodes, { mode: 'ring', peers: 1, rotation: 0 }).filter(
+          (c) => c.probe !== undefined,
+        )
+      : suiteCells(
+          plan,
+          fault.witness,
+          targets.map((t) => t.name),
+        );
   const of = (kind: string) =>
     cells.filter((c) => expectationOf(impact, c.meta) === kind).map((c) => c.meta.cell);
   return { must: of('must-fail'), may: of('may-fail') };

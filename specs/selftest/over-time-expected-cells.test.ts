@@ -21,7 +21,7 @@ function expected(id: string, node: string) {
   const fault = findFault(id);
   const targets = resolveTargets(fault, plan, node);
   const impact = fault.impact(plan, targets);
-  const cells = suiteCells(plan, fault.suite, [node]).map((c) => c.meta);
+  const cells = suiteCells(plan, fault.witness, [node]).map((c) => c.meta);
   const of = (kind: string) =>
     cells.filter((c) => expectationOf(impact, c) === kind).map((c) => c.cell);
   return { must: of('must-fail'), may: of('may-fail'), all: cells.map((c) => c.cell) };

@@ -31,7 +31,7 @@ export interface SelftestOptions {
   session: FaultSession;
   /**
    * Runs the suite once, results into `dir`; with `grep`, only the cells whose title it matches;
-   * with `env`, these settings on top (the over-time rows, the disruption phase).
+   * with `env`, these settings on top (the over-time rows, the disruption phase, SUITE=perf).
    */
   suite(dir: string, grep?: string, env?: Record<string, string>): Promise<SuiteRun>;
   /** Where each suite run's results go (`<dir>/<nn>-<label>/`). */
@@ -65,7 +65,7 @@ export function suiteEnv(
   faults: readonly FaultDefinition[],
   nodes: readonly string[],
 ): Record<string, string> {
-  const needs = new Set(faults.map((f) => f.suite));
+  const needs = new Set(faults.map((f) => f.witness));
   if (needs.has('disruptions') && nodes.length > 0) {
     const on = [...new Set(nodes)].join(',');
     return { OVER_TIME: 'on', DISRUPTIONS: 'on', DISRUPTION_NODES: on };
@@ -73,6 +73,15 @@ export function suiteEnv(
   // Explicitly off otherwise: a DISRUPTIONS in the caller's environment must not change a run.
   const overTime = needs.has('over-time') || needs.has('disruptions') ? 'on' : 'off';
   return { OVER_TIME: overTime, DISRUPTIONS: 'off' };
+}
+
+/** The settings that run the suite whose cells witness `fault` on `nodes` (its own). */
+export function witnessEnv(
+  fault: FaultDefinition,
+  nodes: readonly string[],
+): Record<string, string> {
+  const env = suiteEnv([fault], nodes);
+  return fault.witness === 'perf' ? { ...env, SUITE: 'perf' } : env;
 }
 
 /** A mocha --grep that selects exactly these cell titles (a full title ends with its cell's). */
@@ -125,7 +134,7 @@ async function runFault(
     durationMs: 0,
   };
   const label = `${String(index).padStart(2, '0')}-${fault.id}${node === undefined ? '' : `-${node}`}`;
-  const env = suiteEnv([fault], planned.nodes);
+  const env = witnessEnv(fault, planned.nodes);
   let failure: unknown;
   // What must pass again after the heal: the red cells' titles, or every cell when the run broke.
   let recheck: string[] | 'all' = 'all';
@@ -205,7 +214,7 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
   const wholeEnv = suiteEnv(
     applicable.map((p) => p.fault),
     applicable.flatMap((p) =>
-      p.fault.suite === 'disruptions' && p.node !== undefined ? [p.node] : [],
+      p.fault.witness === 'disruptions' && p.node !== undefined ? [p.node] : [],
     ),
   );
   say('baseline: the suite on the healthy lab');

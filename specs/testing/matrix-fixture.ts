@@ -17,7 +17,10 @@ import type {
 } from '../model/lab-driver.ts';
 import { defineMatrixSuite } from '../engine/matrix-suite.ts';
 import { fakeWorkloads } from './fake-workloads.ts';
-import { overTimeSettings } from '../disruption/over-time-settings.ts';
+import { overTimeSettings } from '../engine/disruption/over-time-settings.ts';
+import { budgetSettings } from '../engine/suite-settings.ts';
+import { FULL_MESH } from '../matrix/mesh.ts';
+import { DEFAULT_PERF } from '../matrix/perf-cells.ts';
 import { selectionFromArgv } from '../engine/selection.ts';
 import type { SuiteSettings } from '../engine/suite-settings.ts';
 import { kubernetesSettings } from '../drivers/kubernetes/kubernetes-settings.ts';
@@ -156,6 +159,10 @@ function settings(): SuiteSettings {
     kubernetes: kubernetesSettings({}),
     evidence: { cells: 'failed', maxCells: 10 },
     overTime: overTimeSettings({}, selectionFromArgv([])),
+    budget: budgetSettings({}, {}),
+    suite: 'matrix',
+    mesh: FULL_MESH,
+    perf: DEFAULT_PERF,
   };
 }
 

@@ -36,7 +36,7 @@ export interface KubeRun {
   namespace: string;
   runId: string;
   lab: string;
-  image: string;
+  images: Record<Os, string>;
   dnsDomain: string;
   workloads: Workloads;
   /** The pod as rendered for a node (its hostname label, its OS). */
