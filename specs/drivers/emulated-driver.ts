@@ -40,6 +40,8 @@ import type {
   Workloads,
 } from '../model/lab-driver.ts';
 import { sendProbe } from '../model/lab-driver.ts';
+import { EXTERNAL_ECHO_HOSTNAME } from '../../lab/cluster/cluster-bootstrap.ts';
+import { deployedFeatures, featureServiceSpecs } from './emulated-feature-services.ts';
 
 const SERVICE_PORT = 80;
 
@@ -137,6 +139,19 @@ export class EmulatedDriver implements LabDriver {
         plan.backends.map((pod) => this.#startChurnPod(plan.os, pod.node, pod.name)),
       ),
     );
+    const { externalEcho } = await this.cluster.list();
+    const featureDeployment = {
+      namespace,
+      domain,
+      oses,
+      kubernetesVersion: this.plan.kubernetes.version,
+      echo: {
+        address: externalEcho.address,
+        port: externalEcho.httpPort,
+        hostname: EXTERNAL_ECHO_HOSTNAME,
+      },
+    };
+    const featureSpecs = featureServiceSpecs(featureDeployment);
     // One batch: the emulated kube-proxy programs every node once for all of them.
     const [, ...created] = await this.cluster.createServices([
       {
@@ -175,7 +190,13 @@ export class EmulatedDriver implements LabDriver {
         selector: { app: CHURN_APP, os: plan.os },
         ports: [port],
       })),
+      ...featureSpecs,
     ]);
+    const features = deployedFeatures(
+      featureDeployment,
+      featureSpecs,
+      created.slice(-featureSpecs.length),
+    );
     const fqdn = (name: string) => `${name}.${namespace}.svc.${domain}`;
     const services = oses.map((os, i) => {
       const { clusterIP = '', nodePorts } = created[i]!;
@@ -207,7 +228,6 @@ export class EmulatedDriver implements LabDriver {
       clusterIP: created[oses.length + nodes.length + oses.length + i]!.clusterIP ?? '',
       port: SERVICE_PORT,
     }));
-    const { externalEcho } = await this.cluster.list();
     this.#workloads = {
       namespace,
       pods,
@@ -215,6 +235,7 @@ export class EmulatedDriver implements LabDriver {
       hairpin,
       local,
       churn,
+      features,
       hostNetwork: this.plan.nodes.map((n) => ({
         node: n.name,
         address: n.ip,

@@ -45,7 +45,10 @@ export class CellRunner {
    */
   prefetch(cells: readonly { plan: CellPlan; expectation: Expectation }[]): void {
     const plain = cells.filter((c) => c.plan.churn === undefined || c.plan.probe === undefined);
-    for (const cell of plain) void this.result(cell.plan, cell.expectation).catch(() => undefined);
+    // Cells that pause between two probes start first: their pause overlaps every other cell.
+    const pausing = plain.filter((c) => this.#pauses(c.plan));
+    for (const cell of [...pausing, ...plain.filter((c) => !pausing.includes(c))])
+      void this.result(cell.plan, cell.expectation).catch(() => undefined);
     const churned = cells.filter((c) => c.plan.churn !== undefined && c.plan.probe !== undefined);
     if (churned.length > 0) this.#churn(churned, plain);
   }
@@ -104,6 +107,15 @@ export class CellRunner {
     void run();
   }
 
+  /** Whether the cell's probe is made twice with a pause between (ProbeSpec.again). */
+  #pauses(plan: CellPlan): boolean {
+    try {
+      return plan.probe?.(this.workloads).again !== undefined;
+    } catch {
+      return false; // its probe fails when it runs, and says why
+    }
+  }
+
   /** Has the driver make `step`; resolves with why it could not, or undefined. */
   async #makeStep(os: Os, step: ChurnStep): Promise<string | undefined> {
     if (this.driver.churn === undefined) return 'this driver cannot change the Service endpoints';
@@ -150,6 +162,18 @@ export class CellRunner {
       })),
     );
     return done.flatMap(({ result, spec }) => (spec === undefined ? [] : [{ result, spec }]));
+  }
+
+  /** Inside #slot: gives the slot up for `ms`, then takes one again (waiting its turn). */
+  async #pause(ms: number): Promise<void> {
+    this.#running--;
+    this.#queue.shift()?.();
+    await delay(ms);
+    // Ahead of cells that have not started: the pause is over, the cell goes on.
+    if (this.#running >= this.settings.concurrency) {
+      await new Promise<void>((resolve) => this.#queue.unshift(resolve));
+    }
+    this.#running++;
   }
 
   async #slot<T>(task: () => Promise<T>): Promise<T> {
@@ -227,10 +251,21 @@ export class CellRunner {
     };
   }
 
-  /** One probe, judged; a driver that throws (exec API error, crash) gives an Error outcome with its stack. */
+  /**
+   * One probe (twice with `again`, the slot given up during the pause), judged; a driver that
+   * throws (exec API error, crash) gives an Error outcome with its stack.
+   */
   async #attempt(spec: ProbeSpec): Promise<{ outcome: Outcome; detail: string }> {
     try {
-      const reply = await sendProbe(this.driver, this.workloads, spec, this.settings.timeoutMs);
+      const send = () => sendProbe(this.driver, this.workloads, spec, this.settings.timeoutMs);
+      let reply = await send();
+      if (spec.again !== undefined && reply.result === 'ok') {
+        const first = reply.answers ?? [];
+        await this.#pause(spec.again.afterMs);
+        const second = await send();
+        const error = second.error === undefined ? {} : { error: `after the pause: ${second.error}` };
+        reply = { ...second, ...error, answers: [...first, ...(second.answers ?? [])] };
+      }
       return judgeReply(reply, spec.check);
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));

@@ -59,7 +59,7 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
   const cells =
     driver === undefined || run === undefined
       ? []
-      : expandCells(options.rows ?? MATRIX, driver.nodes)
+      : expandCells(options.rows ?? MATRIX, driver.nodes, driver.info)
           .map((plan) => ({
             plan,
             expectation: expectationFor(run.profile, plan.meta.cell, driver.info),

@@ -15,8 +15,26 @@ export type Check =
   | { kind: 'bytes'; expect: number }
   /** Any 2xx answer will do. */
   | { kind: 'responds' }
-  /** The answer's body must be exactly this (a /hostname: the right server answered). */
-  | { kind: 'body'; expect: string }
+  /**
+   * The answer's body must be exactly this (a /hostname: the right server answered); with `peer`,
+   * the client must have connected to that address.
+   */
+  | { kind: 'body'; expect: string; peer?: string }
+  /**
+   * Any HTTP answer will do, a 401 or 403 too (the API server to a client without credentials);
+   * with `peer`, the client must have connected to that address.
+   */
+  | { kind: 'http-answer'; peer?: string }
+  /**
+   * Session affinity: every `requests` consecutive answers of the sweep (one run of them, or two
+   * around a pause) came from one endpoint of `expect`; the runs may differ.
+   */
+  | { kind: 'same-endpoint'; expect: string[]; requests: number }
+  /**
+   * kube-proxy's health-check node port: this HTTP status, and its JSON naming `service`
+   * (`namespace/name`) with this many local endpoints.
+   */
+  | { kind: 'health-check'; status: number; service: string; localEndpoints: number }
   /**
    * Every endpoint (pod hostname) in `expect` answered an `endpoints` sweep, every request of it
    * succeeded, and with `source` every endpoint saw that client address; with `only`, no other
@@ -33,6 +51,11 @@ export interface ProbeSpec {
   from: string;
   request: ProbeRequest;
   check: Check;
+  /**
+   * The same request once more, `afterMs` after the first one ended (the runner does not hold a
+   * probe slot meanwhile); the check judges both replies' answers in order.
+   */
+  again?: { afterMs: number };
 }
 
 export interface CellPlan {

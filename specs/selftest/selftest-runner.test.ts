@@ -46,6 +46,10 @@ function session(dir: string, runner: RecordingRunner): FaultSession {
       setIgnoresLocalPolicy: () => Promise.resolve(),
       keepsEndpoints: () => false,
       setKeepsEndpoints: () => Promise.resolve(),
+      proxyQuirks: () => [],
+      setProxyQuirks: () => Promise.resolve(),
+      bareCname: () => false,
+      setBareCname: () => Promise.resolve(),
     },
     dns: {
       running: () => Promise.resolve(dns),
