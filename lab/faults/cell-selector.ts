@@ -11,6 +11,7 @@ import {
   type DnsLookup,
   type Os,
   type RowKind,
+  type Variant,
   type Via,
 } from '../contracts/cells.ts';
 
@@ -42,6 +43,8 @@ export interface CellSelector {
   toAny?: readonly string[];
   /** Churn cells: the cell probes after one of these steps (other cells never match). */
   steps?: readonly ChurnStep[];
+  /** Cells of a row with variants (VARIANTS): one of these (other cells never match). */
+  variants?: readonly Variant[];
 }
 
 /** The target's nodes: a pod's node, a Service's backends; none for `-` (cluster DNS) or `outside`. */
@@ -67,6 +70,11 @@ export function matchesCell(selector: CellSelector, cell: CellRef): boolean {
     (key.step === undefined || !selector.steps.includes(key.step))
   )
     return false;
+  if (
+    selector.variants !== undefined &&
+    (key.variant === undefined || !selector.variants.includes(key.variant))
+  )
+    return false;
   if (selector.from !== undefined && !selector.from.includes(cell.source.node)) return false;
   const targets = targetNodes(cell);
   if (selector.toAll !== undefined) {
@@ -88,6 +96,7 @@ export function describeSelector(selector: CellSelector): string {
   if (selector.toOs !== undefined) parts.push(`to ${selector.toOs}`);
   if (selector.via !== undefined) parts.push(`via ${selector.via}`);
   if (selector.steps !== undefined) parts.push(`after ${selector.steps.join('|')}`);
+  if (selector.variants !== undefined) parts.push(selector.variants.join('|'));
   if (selector.from !== undefined) parts.push(`from ${selector.from.join(',')}`);
   if (selector.toAll !== undefined) parts.push(`to only ${selector.toAll.join(',')}`);
   if (selector.toAny !== undefined) parts.push(`to any of ${selector.toAny.join(',')}`);

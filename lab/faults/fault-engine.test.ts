@@ -62,7 +62,11 @@ function fakeSession(dir: string, runner = new RecordingRunner(), upAt = 'up-1')
       proxyQuirks: (node) => [...(quirks.get(node) ?? [])],
       setProxyQuirks: (node, list) => Promise.resolve(void quirks.set(node, [...list])),
       bareCname: (node) => bare.has(node),
-      setBareCname: (node, on) => Promise.resolve(void (on ? bare.add(node) : bare.delete(node))),
+      setBareCname: (node, on) => {
+        if (on) bare.add(node);
+        else bare.delete(node);
+        return Promise.resolve();
+      },
     },
     dns: {
       running: () => Promise.resolve(dns.up),

@@ -172,9 +172,7 @@ describe('dns-server', function () {
     expect(answerTypes(await exchange(rawQuery(10, 'far.ns.svc.cluster.local', 1)))).to.deep.equal([
       5,
     ]);
-    expect(
-      await resolver.resolve4('far.ns.svc.cluster.local').catch((e: Error) => e.message),
-    ).to.deep.equal([]);
+    expect(await resolver.resolve4('far.ns.svc.cluster.local')).to.deep.equal([]);
     const loop = answerTypes(await exchange(rawQuery(11, 'loop-a.ns.svc.cluster.local', 1)));
     expect(loop.length).to.be.within(1, 9);
     expect(new Set(loop)).to.deep.equal(new Set([5]));
