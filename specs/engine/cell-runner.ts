@@ -257,7 +257,8 @@ export class CellRunner {
    */
   async #attempt(spec: ProbeSpec): Promise<{ outcome: Outcome; detail: string }> {
     try {
-      const send = () => sendProbe(this.driver, this.workloads, spec, this.settings.timeoutMs);
+      const timeoutMs = spec.timeoutMs ?? this.settings.timeoutMs;
+      const send = () => sendProbe(this.driver, this.workloads, spec, timeoutMs);
       let reply = await send();
       if (spec.again !== undefined && reply.result === 'ok') {
         const first = reply.answers ?? [];

@@ -35,6 +35,12 @@ import {
 } from './cell-parts.ts';
 import type { MatrixRow } from './rows.ts';
 
+/**
+ * How long a probe that nothing may answer waits: a first SYN left unanswered for the second
+ * before it would be sent again was dropped (a forwarded one is answered in milliseconds).
+ */
+export const NOT_FORWARDED_MS = 1000;
+
 /** How long after an affinity timeout expired the second run starts: the kernel's clock ticks in ms. */
 export const AFFINITY_EXPIRY_MARGIN_MS = 500;
 
@@ -231,6 +237,7 @@ export function internalLocal(
             from,
             request: { kind: 'http', url: `${base}/hostname` },
             check: { kind: 'not-forwarded' },
+            timeoutMs: NOT_FORWARDED_MS,
           };
         }
         // Sweep until every local backend anywhere answered: a correct node lets none but its own.

@@ -52,6 +52,11 @@ export interface ProbeSpec {
   request: ProbeRequest;
   check: Check;
   /**
+   * This probe's bound instead of the run's (PROBE_TIMEOUT_MS): where nothing may answer, a first
+   * SYN left unanswered for a second is the drop the check looks for (an answer takes milliseconds).
+   */
+  timeoutMs?: number;
+  /**
    * The same request once more, `afterMs` after the first one ended (the runner does not hold a
    * probe slot meanwhile); the check judges both replies' answers in order.
    */
