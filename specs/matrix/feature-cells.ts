@@ -227,7 +227,7 @@ export function internalLocal(
           ? "with the Service's only endpoint"
           : 'with a local endpoint';
     return {
-      title: `internal-local ${row.from}-to-${row.to} ${src.name} ${where} via cluster-ip`,
+      title: `internal-local ${row.from}-to-${row.to} ${src.name}-to-${local.join('+')} ${where} via cluster-ip`,
       probe: (w): ProbeSpec => {
         const svc = ofOs(features(w).internalLocal, row.to, 'internalTrafficPolicy Local');
         const base = `http://${svc.clusterIP}:${svc.port}`;
@@ -303,7 +303,7 @@ export function podToNodePort(
       return {
         meta: {
           ...ids(key(placement, src, via)),
-          title: `pod-to-nodeport ${row.from}-to-${row.to} ${src.name}-to-${backends.join('+')} at ${via.name} ${placement} via node-ip`,
+          title: `pod-to-nodeport ${row.from}-to-${row.to} ${src.name}-to-${via.name} ${placement} via node-ip`,
           source: podEnd(row.from, src.name, from),
           target: viaEnd(via),
           placement,

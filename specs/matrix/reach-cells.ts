@@ -117,7 +117,7 @@ export function reachFromPods(
       return {
         meta: {
           ...ids(key(via, src.name)),
-          title: `${row.kind} ${row.from} ${src.name} via ${via}`,
+          title: `${row.kind} ${row.from} ${src.name}${row.kind === 'pod-to-apiserver' ? `-to-${apiServers.join('+')}` : ''} via ${via}`,
           source: podEnd(row.from, src.name, from),
           target,
           placement: '',
