@@ -42,6 +42,7 @@ import type {
 import { sendProbe } from '../model/lab-driver.ts';
 import { EXTERNAL_ECHO_HOSTNAME } from '../../lab/cluster/cluster-bootstrap.ts';
 import { deployedFeatures, featureServiceSpecs } from './emulated-feature-services.ts';
+import { featureAddresses } from '../model/service-features.ts';
 
 const SERVICE_PORT = 80;
 
@@ -271,6 +272,8 @@ export class EmulatedDriver implements LabDriver {
       ...workloads.pods.filter((p) => nodes.includes(p.node)).map((p) => p.ip),
       ...nodes.map((n) => planned.get(n)!.ip),
       ...[...workloads.services, ...workloads.hairpin].map((s) => s.clusterIP),
+      ...featureAddresses(workloads.features),
+      workloads.apiServiceIP,
       ...(dnsPod === undefined ? [] : [dnsPod.ip]),
       k8s.clusterDNS,
       this.plan.network.gateway,

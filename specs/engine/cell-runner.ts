@@ -258,12 +258,12 @@ export class CellRunner {
   async #attempt(spec: ProbeSpec): Promise<{ outcome: Outcome; detail: string }> {
     try {
       const timeoutMs = spec.timeoutMs ?? this.settings.timeoutMs;
-      const send = () => sendProbe(this.driver, this.workloads, spec, timeoutMs);
-      let reply = await send();
+      const send = (probe: ProbeSpec) => sendProbe(this.driver, this.workloads, probe, timeoutMs);
+      let reply = await send(spec);
       if (spec.again !== undefined && reply.result === 'ok') {
         const first = reply.answers ?? [];
         await this.#pause(spec.again.afterMs);
-        const second = await send();
+        const second = await send({ ...spec, request: spec.again.request ?? spec.request });
         const error = second.error === undefined ? {} : { error: `after the pause: ${second.error}` };
         reply = { ...second, ...error, answers: [...first, ...(second.answers ?? [])] };
       }

@@ -19,7 +19,9 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
   // A non-2xx status is these checks' answer, not a failed request.
   if (check.kind === 'http-answer' || check.kind === 'health-check') {
     if (reply.result === 'ok' || (reply.result === 'http-error' && reply.status !== undefined))
-      return check.kind === 'http-answer' ? judgeHttpAnswer(reply, check) : judgeHealth(reply, check);
+      return check.kind === 'http-answer'
+        ? judgeHttpAnswer(reply, check)
+        : judgeHealth(reply, check);
   }
   if (reply.result !== 'ok') {
     const why = reply.error ?? (reply.status === undefined ? '' : `HTTP ${reply.status}`);
@@ -145,21 +147,24 @@ function judgeHealth(
       };
 }
 
-/** Each run of `requests` answers reached one endpoint; a second run (after a pause) may reach another. */
+/** Each run of answers (check.runs: their lengths) reached one endpoint; a later run may reach another. */
 function judgeSticky(
   reply: ProbeReply,
   check: Extract<Check, { kind: 'same-endpoint' }>,
 ): { outcome: Outcome; detail: string } {
   const answers = reply.answers ?? [];
-  if (answers.length === 0 || answers.length % check.requests !== 0) {
+  const total = check.runs.reduce((sum, n) => sum + n, 0);
+  if (answers.length !== total) {
     return {
       outcome: Outcome.Error,
-      detail: `${answers.length} answers, expected runs of ${check.requests}`,
+      detail: `${answers.length} answers, expected ${check.runs.join(' + ')}`,
     };
   }
   const runs: string[] = [];
-  for (let at = 0; at < answers.length; at += check.requests) {
-    const run = answers.slice(at, at + check.requests);
+  let at = 0;
+  for (const length of check.runs) {
+    const run = answers.slice(at, at + length);
+    at += length;
     const counts = new Map<string, number>();
     for (const a of run) counts.set(a.endpoint, (counts.get(a.endpoint) ?? 0) + 1);
     const seen = [...counts.entries()].sort(([a], [b]) => a.localeCompare(b));
@@ -169,7 +174,7 @@ function judgeSticky(
       const spread = seen.map(([name, n]) => `${name} (${n})`).join(', ');
       return {
         outcome: Outcome.WrongAnswer,
-        detail: `not sticky${which}: ${check.requests} new connections answered by ${spread}`,
+        detail: `not sticky${which}: ${length} new connections answered by ${spread}`,
       };
     }
     if (!check.expect.includes(endpoint)) {
@@ -180,15 +185,16 @@ function judgeSticky(
     }
     runs.push(endpoint);
   }
-  const [first, second] = runs;
-  const after =
-    second === undefined
-      ? ''
-      : `; after the timeout all by ${second} (${second === first ? 'the same, as it may be' : 'another'})`;
-  return {
-    outcome: Outcome.Ok,
-    detail: `${check.requests} new connections all answered by ${first ?? '?'}${after}`,
-  };
+  const [first, ...later] = runs;
+  const [firstLength = 0, ...laterLengths] = check.runs;
+  const before = `${firstLength} new connection${firstLength === 1 ? '' : 's'} ${firstLength === 1 ? 'answered' : 'all answered'} by ${first ?? '?'}`;
+  const after = later
+    .map(
+      (e, i) =>
+        `; after the timeout ${laterLengths[i] ?? 0} all by ${e} (${e === first ? 'the same, as it may be' : 'another'})`,
+    )
+    .join('');
+  return { outcome: Outcome.Ok, detail: `${before}${after}` };
 }
 
 /** Ok when nothing answered: the request was refused, or (unless `refusedOnly`) dropped. */

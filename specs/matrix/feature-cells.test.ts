@@ -76,13 +76,15 @@ describe('matrix expansion: the Service-feature rows', () => {
     expect(sticky.check).to.deep.equal({
       kind: 'same-endpoint',
       expect: ['netexec-win1-b', 'netexec-win2-b'],
-      requests: 15,
+      runs: [15],
     });
     expect(sticky.again).to.equal(undefined);
     const timeout = probe(cell('affinity/windows-to-linux/timeout/win2/cluster-ip'));
-    expect(timeout.request).to.deep.include({ base: 'http://10.96.3.30:80', minRequests: 10 });
-    // The fake's affinity-timeout Services expire after 2 s; the second run starts 0.5 s later.
-    expect(timeout.again).to.deep.equal({ afterMs: 2500 });
+    // One connection makes the affinity; 0.5 s after the fake's 2 s timeout, ten must stick.
+    expect(timeout.request).to.deep.include({ base: 'http://10.96.3.30:80', maxRequests: 1 });
+    expect(timeout.check).to.deep.include({ runs: [1, 10] });
+    expect(timeout.again?.afterMs).to.equal(2500);
+    expect(timeout.again?.request).to.deep.include({ minRequests: 10, maxRequests: 10 });
   });
 
   it('internal-local: each source has the variant its node says, and none on a cluster without the field', () => {

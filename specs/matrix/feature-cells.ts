@@ -12,7 +12,7 @@ import {
 } from '../../lab/contracts/cells.ts';
 import type { Endpoint } from '../../lab/contracts/results-file.ts';
 import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
-import type { SuiteNode, Workloads } from '../model/lab-driver.ts';
+import type { ProbeRequest, SuiteNode, Workloads } from '../model/lab-driver.ts';
 import {
   affinityRequests,
   affinityServiceName,
@@ -119,9 +119,9 @@ function perSource(
 
 /**
  * Session affinity: `sticky` makes affinityRequests(endpoints) new connections, all of which must
- * reach one endpoint; `timeout` makes them to a Service with a short timeoutSeconds, waits until
- * it expired, and makes them again: each run must reach one endpoint, the two may differ (whether
- * the affinity really expired is a coin flip per run, so it is reported, not judged).
+ * reach one endpoint; `timeout` makes one to a Service with a short timeoutSeconds (the client's
+ * affinity), waits until it expired, and makes N more, which must reach one endpoint, the first
+ * one's or another (whether the affinity expired is a coin flip, so it is reported, not judged).
  */
 export function affinity(
   row: Extract<MatrixRow, { kind: 'affinity' }>,
@@ -148,21 +148,29 @@ export function affinity(
           : { ...ofOs(f.affinity, row.to, 'affinity'), timeoutSeconds: undefined };
         const expect = endpointsOf(w, row.to);
         const requests = affinityRequests(expect.length);
-        const spec: ProbeSpec = {
-          from: sourcePod(src.name),
-          request: {
-            kind: 'endpoints',
-            base: `http://${svc.clusterIP}:${svc.port}`,
-            expect,
-            maxRequests: requests,
-            minRequests: requests,
-          },
-          check: { kind: 'same-endpoint', expect, requests },
-        };
-        if (svc.timeoutSeconds === undefined) return spec;
+        const sweep = (n: number): ProbeRequest => ({
+          kind: 'endpoints',
+          base: `http://${svc.clusterIP}:${svc.port}`,
+          expect,
+          maxRequests: n,
+          minRequests: n,
+        });
+        if (svc.timeoutSeconds === undefined) {
+          return {
+            from: sourcePod(src.name),
+            request: sweep(requests),
+            check: { kind: 'same-endpoint', expect, runs: [requests] },
+          };
+        }
+        // One connection makes the client's affinity; once it expired, N must stick again.
         return {
-          ...spec,
-          again: { afterMs: svc.timeoutSeconds * 1000 + AFFINITY_EXPIRY_MARGIN_MS },
+          from: sourcePod(src.name),
+          request: sweep(1),
+          check: { kind: 'same-endpoint', expect, runs: [1, requests] },
+          again: {
+            afterMs: svc.timeoutSeconds * 1000 + AFFINITY_EXPIRY_MARGIN_MS,
+            request: sweep(requests),
+          },
         };
       },
     };

@@ -26,10 +26,10 @@ export type Check =
    */
   | { kind: 'http-answer'; peer?: string }
   /**
-   * Session affinity: every `requests` consecutive answers of the sweep (one run of them, or two
-   * around a pause) came from one endpoint of `expect`; the runs may differ.
+   * Session affinity: the sweep's answers, in consecutive runs of these lengths (one run, or two
+   * around a pause), each came from one endpoint of `expect`; the runs may differ.
    */
-  | { kind: 'same-endpoint'; expect: string[]; requests: number }
+  | { kind: 'same-endpoint'; expect: string[]; runs: number[] }
   /**
    * kube-proxy's health-check node port: this HTTP status, and its JSON naming `service`
    * (`namespace/name`) with this many local endpoints.
@@ -57,10 +57,11 @@ export interface ProbeSpec {
    */
   timeoutMs?: number;
   /**
-   * The same request once more, `afterMs` after the first one ended (the runner does not hold a
-   * probe slot meanwhile); the check judges both replies' answers in order.
+   * A second request (`request`, else the same once more), `afterMs` after the first one ended
+   * (the runner does not hold a probe slot meanwhile); the check judges both replies' answers in
+   * order.
    */
-  again?: { afterMs: number };
+  again?: { afterMs: number; request?: ProbeRequest };
 }
 
 export interface CellPlan {

@@ -37,6 +37,16 @@ export interface FeatureServices {
   };
 }
 
+/** The addresses a feature cell's flow may use (ClusterIPs, the echo behind the ExternalName): path evidence traces them. */
+export function featureAddresses(features: FeatureServices | undefined): string[] {
+  if (features === undefined) return [];
+  const { affinity, affinityTimeout, dualProtocol, internalLocal, externalName } = features;
+  return [
+    ...[...affinity, ...affinityTimeout, ...dualProtocol, ...internalLocal].map((s) => s.clusterIP),
+    externalName.address,
+  ];
+}
+
 /** The HTTP port of the feature Services (netexec's HTTP server behind it). */
 export const FEATURE_SERVICE_PORT = 80;
 /** The dual-protocol Services' one port number: TCP to netexec's HTTP port, UDP to its UDP port. */

@@ -55,7 +55,7 @@ import {
 } from '../../model/workload-names.ts';
 import { routeSourceAddress } from './external-echo.ts';
 import { EXTERNAL_ECHO_HOSTNAME } from '../../../lab/cluster/cluster-bootstrap.ts';
-import { internalTrafficPolicyGap } from '../../model/service-features.ts';
+import { featureAddresses, internalTrafficPolicyGap } from '../../model/service-features.ts';
 
 /**
  * The affinity-timeout Services' timeoutSeconds on real clusters: well above the gaps between a
@@ -286,6 +286,8 @@ export class KubernetesDriver implements LabDriver {
         ...workloads.pods.filter((p) => names.includes(p.node)).map((p) => p.ip),
         ...onPath.map((n) => n.ip),
         ...[...workloads.services, ...workloads.hairpin].map((s) => s.clusterIP),
+        ...featureAddresses(workloads.features),
+        workloads.apiServiceIP,
         ...dns.addresses,
         workloads.external.address,
         workloads.outsideAddress,
