@@ -155,10 +155,13 @@ apt_private() {
 
 # The Debian packages VM nodes install with no way out, with a Packages index, into the tree.
 # The staging script runs apt-get and apt-cache: APT_CONFIG hands them the private configuration.
+# An empty dpkg status: the machine's installed versions are no candidates (a libssl3 from
+# bookworm-security on the machine would be one that the private bookworm sources cannot download).
 stage_debs() {
   local conf=$WORK/apt-private.conf
-  printf 'Dir::Etc::sourcelist "%s";\nDir::Etc::sourceparts "-";\nDir::State::Lists "%s";\nDir::Cache "%s";\nAPT::Sandbox::User "root";\n' \
-    "$APT_DIR/sources.list" "$APT_DIR/lists" "$APT_DIR/cache" >"$conf"
+  : >"$WORK/dpkg-status-empty"
+  printf 'Dir::Etc::sourcelist "%s";\nDir::Etc::sourceparts "-";\nDir::State::Lists "%s";\nDir::State::status "%s";\nDir::Cache "%s";\nAPT::Sandbox::User "root";\n' \
+    "$APT_DIR/sources.list" "$APT_DIR/lists" "$WORK/dpkg-status-empty" "$APT_DIR/cache" >"$conf"
   APT_CONFIG=$conf bash "$STAGE_DEBS" "$OUT" >"$WORK/logs/stage-debs.log" 2>&1 ||
     { tail -20 "$WORK/logs/stage-debs.log" >&2; die "staging the nodes' Debian packages failed"; }
 }
