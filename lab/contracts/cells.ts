@@ -35,8 +35,25 @@ export const ROW_KINDS = [
   'dual-protocol',
   'pod-to-apiserver',
   'internal-local',
+  'perf',
 ] as const;
 export type RowKind = (typeof ROW_KINDS)[number];
+
+/**
+ * The perf mode's measures (docs/performance.md), named as netperf and iperf name them; what
+ * lab/cluster/workload/perf-measures.mjs runs (its own list is checked against this one).
+ */
+export const PERF_MEASURES = [
+  'tcp-rr',
+  'tcp-crr',
+  'tcp-stream',
+  'tcp-stream-reverse',
+  'udp-stream',
+] as const;
+export type PerfMeasure = (typeof PERF_MEASURES)[number];
+/** Which network a perf path runs over: pod to pod, node to node (host network), pod to a Service. */
+export const PERF_NETWORKS = ['pod', 'host', 'service'] as const;
+export type PerfNetwork = (typeof PERF_NETWORKS)[number];
 
 /**
  * What happens to a churn Service's endpoints, in this order: one backend is deleted; it is
@@ -112,7 +129,9 @@ export type RowKey =
   /** The outside world → every node's health-check node port of the `to` Service (LoadBalancer, Local). */
   | { kind: 'health-check-nodeport'; to: Os }
   /** Pods of `from` → an ExternalName Service's name (a CNAME) → the external echo; the API server. */
-  | { kind: 'external-name' | 'pod-to-apiserver'; from: Os };
+  | { kind: 'external-name' | 'pod-to-apiserver'; from: Os }
+  /** One perf measure over one network from a node of `from` to a node (or the Service) of `to`. */
+  | { kind: 'perf'; measure: PerfMeasure; network: PerfNetwork; from: Os; to: Os };
 
 /**
  * One cell: its row, how it probes, and what tells it apart within the row: the placement of
@@ -169,6 +188,8 @@ export function rowId(row: RowKey): string {
       return `${row.kind}/${row.from}`;
     case 'dns':
       return `dns/${row.lookup}/${row.from}`;
+    case 'perf':
+      return `perf/${row.measure}/${row.network}/${row.from}-to-${row.to}`;
   }
 }
 
@@ -214,6 +235,12 @@ export function cellId(cell: CellKey): string {
     case 'dual-protocol':
     case 'internal-local':
       return `${row}/${cell.variant ?? 'none'}/${node}/${cell.via}`;
+    case 'perf': {
+      if (cell.network === 'service') return `${row}/${node}/${cell.via}`;
+      const placement = cell.placement ?? 'cross-node';
+      const nodes = placement === 'same-node' ? node : `${node}/${cell.peer ?? 'none'}`;
+      return `${row}/${placement}/${nodes}/${cell.via}`;
+    }
   }
 }
 
@@ -325,6 +352,36 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
     }),
   },
   {
+    pattern: new RegExp(
+      `^perf/(${PERF_MEASURES.join('|')})/(pod|host)/${OS}-to-${OS}/(same-node|cross-node)/${NODE}(?:/${NODE})?/${VIA}$`,
+    ),
+    key: (m) => ({
+      kind: 'perf',
+      measure: m[1] as PerfMeasure,
+      network: m[2] as PerfNetwork,
+      from: m[3] as Os,
+      to: m[4] as Os,
+      placement: m[5] as Placement,
+      ...nodePart('node', m[6]!),
+      ...(m[7] === undefined ? {} : nodePart('peer', m[7])),
+      via: m[8] as Via,
+    }),
+  },
+  {
+    pattern: new RegExp(
+      `^perf/(${PERF_MEASURES.join('|')})/service/${OS}-to-${OS}/${NODE}/${VIA}$`,
+    ),
+    key: (m) => ({
+      kind: 'perf',
+      measure: m[1] as PerfMeasure,
+      network: 'service',
+      from: m[2] as Os,
+      to: m[3] as Os,
+      ...nodePart('node', m[4]!),
+      via: m[5] as Via,
+    }),
+  },
+  {
     pattern: new RegExp(`^dns/(short-name|fqdn|search-list)/${OS}/${NODE}/${VIA}$`),
     key: (m) => ({
       kind: 'dns',
@@ -361,7 +418,9 @@ export function targetOs(cell: CellKey): Os | 'external' | 'cluster-dns' {
   if (cell.kind === 'hairpin' || cell.kind === 'host-network-to-own-nodeport') return cell.from;
   // The API server runs on the Linux control plane.
   if (cell.kind === 'pod-to-apiserver') return 'linux';
-  return cell.kind === 'outbound-nat' || cell.kind === 'icmp-outbound' || cell.kind === 'external-name'
+  return cell.kind === 'outbound-nat' ||
+    cell.kind === 'icmp-outbound' ||
+    cell.kind === 'external-name'
     ? 'external'
     : 'cluster-dns';
 }

@@ -10,6 +10,8 @@ import {
   targetOs,
   type DnsLookup,
   type Os,
+  type PerfMeasure,
+  type PerfNetwork,
   type RowKind,
   type Variant,
   type Via,
@@ -45,6 +47,10 @@ export interface CellSelector {
   steps?: readonly ChurnStep[];
   /** Cells of a row with variants (VARIANTS): one of these (other cells never match). */
   variants?: readonly Variant[];
+  /** Perf cells: the cell runs one of these measures (other cells never match). */
+  measures?: readonly PerfMeasure[];
+  /** Perf cells: over one of these networks (other cells never match). */
+  networks?: readonly PerfNetwork[];
 }
 
 /** The target's nodes: a pod's node, a Service's backends; none for `-` (cluster DNS) or `outside`. */
@@ -75,6 +81,16 @@ export function matchesCell(selector: CellSelector, cell: CellRef): boolean {
     (key.variant === undefined || !selector.variants.includes(key.variant))
   )
     return false;
+  if (
+    selector.measures !== undefined &&
+    (key.kind !== 'perf' || !selector.measures.includes(key.measure))
+  )
+    return false;
+  if (
+    selector.networks !== undefined &&
+    (key.kind !== 'perf' || !selector.networks.includes(key.network))
+  )
+    return false;
   if (selector.from !== undefined && !selector.from.includes(cell.source.node)) return false;
   const targets = targetNodes(cell);
   if (selector.toAll !== undefined) {
@@ -97,6 +113,8 @@ export function describeSelector(selector: CellSelector): string {
   if (selector.via !== undefined) parts.push(`via ${selector.via}`);
   if (selector.steps !== undefined) parts.push(`after ${selector.steps.join('|')}`);
   if (selector.variants !== undefined) parts.push(selector.variants.join('|'));
+  if (selector.measures !== undefined) parts.push(`measuring ${selector.measures.join('|')}`);
+  if (selector.networks !== undefined) parts.push(`over ${selector.networks.join('|')} network`);
   if (selector.from !== undefined) parts.push(`from ${selector.from.join(',')}`);
   if (selector.toAll !== undefined) parts.push(`to only ${selector.toAll.join(',')}`);
   if (selector.toAny !== undefined) parts.push(`to any of ${selector.toAny.join(',')}`);

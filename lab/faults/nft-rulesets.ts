@@ -5,7 +5,7 @@
  */
 import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
 
-export type NftFamily = 'ip' | 'netdev';
+export type NftFamily = 'ip' | 'netdev' | 'inet';
 
 /** Our table for a fault: `hlfault_<id>`; nft names allow `_`, not `-`. */
 export function faultTable(faultId: string): string {
@@ -171,4 +171,20 @@ export function apiServerFromPodsDropped(
     chain('forward', 'forward', 'filter', [rule]),
     chain('input', 'input', 'filter', [rule]),
   ]);
+}
+
+/**
+ * One packet in `every` leaving `device` dropped at random (nftables `numgen random`; this kernel
+ * has no netem): the node's own packets and those it forwards, VXLAN-encapsulated pod traffic too.
+ */
+export function egressLossy(device: string, every: number, name: string): string {
+  return table(
+    name,
+    [
+      chain('postrouting', 'postrouting', 'filter', [
+        `oifname "${device}" numgen random mod ${every} 0 counter drop comment "1 in ${every} lost"`,
+      ]),
+    ],
+    'inet',
+  );
 }

@@ -13,6 +13,7 @@ import {
   extraLinuxImages,
   imageTarball,
   kubeadmImagesFor,
+  windowsImages,
 } from './artifact-catalogue.ts';
 import { filesBelow, syncArtifacts } from './artifact-upload.ts';
 import type { ComponentVersions } from './component-versions.ts';
@@ -85,7 +86,7 @@ export class LabProvisioner {
             ...kubeadmImagesFor(node.role, this.deps.kubeadmImages, v),
             ...extraLinuxImages(v, clusterNeeds(this.plan)),
           ]
-        : [v.pauseImage, v.hostProcessImage];
+        : windowsImages(v);
     return refs.map((ref) => imageTarball(node.os, ref));
   }
 

@@ -25,6 +25,7 @@ import {
   readyStep,
   registerStep,
   windowsBaseSteps,
+  windowsNetworkSteps,
 } from './provision-steps.ts';
 import { SshNodeShell, type SshTarget } from '../remote/ssh-node-shell.ts';
 import type { ProvisionShell, StepReport } from './step-runner.ts';
@@ -134,7 +135,7 @@ export async function provision(
       {
         node: '-',
         step: 'preflight',
-        hint: 'stage them as README "Artifact cache" describes (where to get each: `npm run lab -- provision --preflight`)',
+        hint: 'stage them as docs/kubeadm.md "Artifact cache" describes (where to get each: `npm run lab -- provision --preflight`)',
       },
     );
   }
@@ -177,6 +178,7 @@ export async function provision(
         const { pending, input } = await joining;
         await run.run(node, [joinStep(node, pending.has(node.name) ? input : undefined)]);
         await run.run(cp, [registerStep(plan.id, node)]);
+        if (node.os === 'windows') await run.run(node, windowsNetworkSteps());
       },
     })),
   ]);

@@ -155,6 +155,7 @@ describe('CellRunner: a probe made again after a pause', () => {
       request: {
         kind: 'endpoints',
         base: 'http://10.96.3.30:80',
+        service: 'affinity-linux',
         expect: ['a', 'b'],
         maxRequests: 3,
         minRequests: 3,

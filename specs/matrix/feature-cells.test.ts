@@ -4,6 +4,8 @@ import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
 import { fakeWorkloads } from '../testing/fake-workloads.ts';
 import { expandCells } from './expand-cells.ts';
 import { MATRIX } from './rows.ts';
+import { FULL_MESH } from './mesh.ts';
+import { DEFAULT_PERF } from './perf-cells.ts';
 
 const node = (name: string, os: 'linux' | 'windows', role: 'control-plane' | 'worker' = 'worker') =>
   ({ name, os, role, ip: `192.168.200.${10 + Number(name.at(-1))}` }) satisfies SuiteNode;
@@ -25,7 +27,9 @@ const WORDS = [
 ];
 
 describe('matrix expansion: the Service-feature rows', () => {
-  const cells = expandCells(MATRIX, HYBRID, { kubernetesVersion: '1.30.4' });
+  const cells = expandCells(MATRIX, HYBRID, FULL_MESH, DEFAULT_PERF, {
+    kubernetesVersion: '1.30.4',
+  });
   const w = fakeWorkloads(HYBRID);
   const of = (row: string) =>
     cells.filter((c) => c.meta.row === row || c.meta.row.startsWith(`${row}/`));
@@ -109,9 +113,9 @@ describe('matrix expansion: the Service-feature rows', () => {
     expect(has.request).to.deep.include({ expect: ['netexec-cp1-b', 'netexec-lin1-b'] });
     const none = probe(cell('internal-local/linux-to-windows/no-endpoint/lin2/cluster-ip'));
     expect(none).to.deep.include({ check: { kind: 'not-forwarded' }, timeoutMs: 1000 });
-    const old = expandCells(MATRIX, HYBRID, { kubernetesVersion: 'v1.20.2' }).filter((c) =>
-      c.meta.row.startsWith('internal-local/'),
-    );
+    const old = expandCells(MATRIX, HYBRID, FULL_MESH, DEFAULT_PERF, {
+      kubernetesVersion: 'v1.20.2',
+    }).filter((c) => c.meta.row.startsWith('internal-local/'));
     expect(old.map((c) => c.probe)).to.deep.equal(old.map(() => undefined));
     expect(old[0]!.skip).to.match(/^Kubernetes v1\.20\.2 has no internalTrafficPolicy: .*1\.22/);
   });

@@ -34,6 +34,7 @@ import {
   serviceTarget,
 } from './cell-parts.ts';
 import type { MatrixRow } from './rows.ts';
+import { FULL_MESH, crossNodePairs, type Mesh } from './mesh.ts';
 
 /**
  * How long a probe that nothing may answer waits: a first SYN left unanswered for the second
@@ -151,6 +152,7 @@ export function affinity(
         const sweep = (n: number): ProbeRequest => ({
           kind: 'endpoints',
           base: `http://${svc.clusterIP}:${svc.port}`,
+          service: svc.name,
           expect,
           maxRequests: n,
           minRequests: n,
@@ -254,6 +256,7 @@ export function internalLocal(
           request: {
             kind: 'endpoints',
             base,
+            service: svc.name,
             expect: local.map(backendPod),
             maxRequests: REQUESTS_PER_ENDPOINT,
           },
@@ -266,12 +269,13 @@ export function internalLocal(
 
 /**
  * A pod on every node → the NodePort of each OS's Service via its own node's address (same-node)
- * and every other node's (cross-node); every endpoint must answer. The node masquerades, so only
- * who answered counts.
+ * and every other node's that `mesh` pairs it with (cross-node); every endpoint must answer. The
+ * node masquerades, so only who answered counts.
  */
 export function podToNodePort(
   row: Extract<MatrixRow, { kind: 'pod-to-nodeport' }>,
   nodes: readonly SuiteNode[],
+  mesh: Mesh = FULL_MESH,
 ): CellPlan[] {
   const sources = nodesOf(nodes, row.from);
   const backends = nodesOf(nodes, row.to).map((n) => n.name);
@@ -304,21 +308,30 @@ export function podToNodePort(
       skip: why,
     }));
   }
+  const paired = new Set(
+    (['linux', 'windows'] as const).flatMap((os) =>
+      crossNodePairs({ from: row.from, to: os }, nodes, mesh).map(
+        ([s, d]) => `${s.name}>${d.name}`,
+      ),
+    ),
+  );
   return sources.flatMap((src) =>
-    vias.map((via): CellPlan => {
-      const placement: Placement = via.name === src.name ? 'same-node' : 'cross-node';
-      const from = sourcePod(src.name);
-      return {
-        meta: {
-          ...ids(key(placement, src, via)),
-          title: `pod-to-nodeport ${row.from}-to-${row.to} ${src.name}-to-${via.name} ${placement} via node-ip`,
-          source: podEnd(row.from, src.name, from),
-          target: viaEnd(via),
-          placement,
-        },
-        probe: (w) =>
-          everyEndpoint(w, row.to, from, `http://${via.ip}:${service(w, row.to).nodePort}`),
-      };
-    }),
+    vias
+      .filter((via) => via.name === src.name || paired.has(`${src.name}>${via.name}`))
+      .map((via): CellPlan => {
+        const placement: Placement = via.name === src.name ? 'same-node' : 'cross-node';
+        const from = sourcePod(src.name);
+        return {
+          meta: {
+            ...ids(key(placement, src, via)),
+            title: `pod-to-nodeport ${row.from}-to-${row.to} ${src.name}-to-${via.name} ${placement} via node-ip`,
+            source: podEnd(row.from, src.name, from),
+            target: viaEnd(via),
+            placement,
+          },
+          probe: (w) =>
+            everyEndpoint(w, row.to, from, `http://${via.ip}:${service(w, row.to).nodePort}`),
+        };
+      }),
   );
 }

@@ -2,7 +2,7 @@
 import type { CellMeta, RunInfo } from '../../lab/contracts/results-file.ts';
 import type { ProbeSpec } from './cell-plan.ts';
 import type { PathEvidence } from '../../lab/cluster/path-evidence.ts';
-import type { ChurnStep, Os } from '../../lab/contracts/cells.ts';
+import type { ChurnStep, Os, PerfMeasure } from '../../lab/contracts/cells.ts';
 import type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
 import type { FeatureServices } from './service-features.ts';
 
@@ -121,10 +121,18 @@ export type ProbeRequest =
   | {
       kind: 'endpoints';
       base: string;
+      /** The Service at `base`, by name: an error about the sweep names it. */
+      service: string;
+      /** Never empty: a sweep that expects no endpoint would pass without a request. */
       expect: string[];
       maxRequests: number;
       minRequests?: number;
-    };
+    }
+  /**
+   * One perf measure for `durationMs` against netexec at `base` (`http://HOST:PORT`;
+   * `udp://HOST:PORT` for udp-stream, at `rateMbps`); its timeout comes on top of the duration.
+   */
+  | { kind: 'perf'; measure: PerfMeasure; base: string; durationMs: number; rateMbps?: number };
 
 /** Facts for results and JUnit properties (no run id/profile yet). */
 export type LabInfo = Omit<RunInfo, 'runId' | 'profile' | 'startedAt'>;
@@ -159,6 +167,11 @@ export interface LabDriver extends AsyncDisposable {
    * has not passed by then fails. 0: converged when churn() returns, probed like any other cell.
    */
   readonly churnSettleMs?: number;
+  /**
+   * Why this driver cannot run perf measures from a node of `os`, or undefined when it can: those
+   * cells are skipped with the reason.
+   */
+  perfUnsupported?(os: Os): string | undefined;
   /** Removes what deploy() created. Idempotent. */
   cleanup(): Promise<void>;
   /** What cleanup() has not removed yet, for a warning when it cannot be waited for. */

@@ -18,13 +18,13 @@ import type {
   Workloads,
 } from '../../model/lab-driver.ts';
 import { sendProbe } from '../../model/lab-driver.ts';
-import { probeCommand, replyFromExec } from './agnhost-probe.ts';
+import { PERF_UNSUPPORTED, probeCommand, replyFromExec } from './agnhost-probe.ts';
 import { discoverCluster, notReadyReason, type ClusterFacts } from './cluster-discovery.ts';
 import { ExecError, execInPod, type ExecTarget } from './exec-in-pod.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import { apiErrorText, loadKubeConfig, makeClients, type KubeClients } from './kube-clients.ts';
 import { probeFromHost } from './outside-probe.ts';
-import { probeArgs, probeProgramMs } from '../probe-args.ts';
+import { probeArgs, probeProgramMs, requireEndpoints } from '../probe-args.ts';
 import { sweepEndpoints } from '../../../lab/cluster/workload/endpoint-sweep.mjs';
 import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
 import type { NodeShell } from '../../../lab/remote/node-shell.ts';
@@ -42,7 +42,7 @@ import {
   probeArgv,
 } from '../../../lab/cluster/runtime/workload-programs.ts';
 import {
-  agnhostImage,
+  agnhostImages,
   kubernetesSettings,
   type KubernetesSettings,
 } from './kubernetes-settings.ts';
@@ -79,8 +79,8 @@ export interface LabFacts {
 export interface KubernetesDriverOptions {
   /** Outside the cluster, where this host is not (netns kubeadm labs): NodePort probes and the echo. */
   outside?: LabOutside;
-  /** The agnhost image the lab provides (its nodes imported it); AGNHOST_IMAGE still wins. */
-  image?: string;
+  /** The agnhost image per OS the lab provides (its nodes imported it); AGNHOST_IMAGE still wins. */
+  images?: Partial<Record<Os, string>>;
   /** What the lab says of itself for the results (how Kubernetes was built, what the nodes are). */
   facts?: Readonly<Record<string, string>>;
   /** Injected API clients (unit tests pass fakes); missing ones are built from the KubeConfig. */
@@ -208,7 +208,7 @@ export class KubernetesDriver implements LabDriver {
     const churned = SERVICE_OSES.flatMap((os) => churnPlan(this.nodes, os) ?? []);
     const options = this.#options;
     const settings = this.#settings;
-    const image = agnhostImage(settings, options.image);
+    const images = agnhostImages(settings, options.images);
     // Where this host's packets to the nodes come from: NodePort probes, and the echo by default.
     const outsideAddress =
       options.outside?.address ?? (await routeSourceAddress(this.#runner, this.nodes[0]!.ip));
@@ -217,7 +217,7 @@ export class KubernetesDriver implements LabDriver {
       namespace: runNamespace(runId),
       runId,
       lab: this.#facts.lab,
-      image,
+      images,
       dnsDomain: this.#facts.dnsDomain ?? 'cluster.local',
       pods,
       serviceOses: SERVICE_OSES,
@@ -249,8 +249,8 @@ export class KubernetesDriver implements LabDriver {
         namespace: this.#deployment.namespace,
         runId,
         lab: this.#facts.lab,
-        linuxImage: settings.evidenceImage ?? image,
-        windowsImage: image,
+        linuxImage: settings.evidenceImage ?? images.linux,
+        windowsImage: images.windows,
         nodes: this.nodes.map((n) => ({
           name: n.name,
           nodeHostname: this.#nodeHostname(n.name),
@@ -368,6 +368,7 @@ export class KubernetesDriver implements LabDriver {
     request: ProbeRequest,
     timeoutMs: number,
   ): Promise<ProbeReply> {
+    if (request.kind === 'endpoints') requireEndpoints(request);
     const namespace = this.#deployment?.namespace;
     if (namespace === undefined) return { result: 'error', error: 'nothing is deployed' };
     const target = { namespace, pod: pod.name, container: NETEXEC_CONTAINER };
@@ -474,6 +475,11 @@ export class KubernetesDriver implements LabDriver {
    * Deletes the node shell pods and the run namespace (waits, bounded; a slow one is a warning),
    * and stops the echo; idempotent.
    */
+  /** Perf cells are skipped on real clusters, with the reason (docs/performance.md). */
+  perfUnsupported(): string {
+    return PERF_UNSUPPORTED;
+  }
+
   async cleanup(): Promise<void> {
     const deployment = this.#deployment;
     if (deployment === undefined) return;

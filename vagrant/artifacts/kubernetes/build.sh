@@ -7,9 +7,10 @@
 # folder and that script: a cache hit returns at once; a build goes to a work folder and is
 # renamed into place only when complete.
 #
-# Usage: build.sh [--force] [--cold]
-#   --force  rebuild even when the cache holds this recipe's tree
-#   --cold   ignore (and refill) the Go build cache, downloads and the debootstrap cache
+# Usage: build.sh [--force] [--cold] | --recipe-hash
+#   --force        rebuild even when the cache holds this recipe's tree
+#   --cold         ignore (and refill) the Go build cache, downloads and the debootstrap cache
+#   --recipe-hash  print the recipe's hash (the cache folder's name) and exit
 #   HL_K8S_CACHE      where trees are kept (default /var/cache/hybrid-lab/kubernetes);
 #                     each build is HL_K8S_CACHE/<recipe hash>/
 #   HL_DEBIAN_MIRROR  Debian mirror (default: the host of the machine's apt sources)
@@ -38,12 +39,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 STAGE_DEBS=$HERE/../../scripts/linux/stage-debian-packages.sh
 CACHE=${HL_K8S_CACHE:-/var/cache/hybrid-lab/kubernetes}
 
-force=false cold=false
+force=false cold=false print_hash=false
 for arg in "$@"; do
   case "$arg" in
     --force) force=true ;;
     --cold) cold=true ;;
-    *) echo "usage: $0 [--force] [--cold]" >&2; exit 2 ;;
+    --recipe-hash) print_hash=true ;;
+    *) echo "usage: $0 [--force] [--cold] | --recipe-hash" >&2; exit 2 ;;
   esac
 done
 
@@ -60,14 +62,21 @@ machine_mirror() {
 MIRROR=${HL_DEBIAN_MIRROR:-$(machine_mirror)}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 
-[ "$(id -u)" -eq 0 ] || die "run as root (apt-get, debootstrap, chroot)"
-
 recipe_hash=$( (cd "$HERE" && find . -type f -print0 | sort -z | xargs -0 sha256sum) | cat - <(sha256sum <"$STAGE_DEBS") |
   sha256sum | cut -c1-12)
+if [ "$print_hash" = true ]; then
+  echo "$recipe_hash"
+  exit 0
+fi
+[ "$(id -u)" -eq 0 ] || die "run as root (apt-get, debootstrap, chroot)"
+
 dest=$CACHE/$recipe_hash
 # Prints the tree and points the version link at it (atomically: a new link, then a rename).
 finished() {
-  ln -sfn "$recipe_hash" "$CACHE/$K8S_VERSION.tmp" && mv -T "$CACHE/$K8S_VERSION.tmp" "$CACHE/$K8S_VERSION"
+  # A hit on a read-only cache (the clean-Debian check mounts it so) writes nothing.
+  if [ "$(readlink "$CACHE/$K8S_VERSION" || true)" != "$recipe_hash" ]; then
+    ln -sfn "$recipe_hash" "$CACHE/$K8S_VERSION.tmp" && mv -T "$CACHE/$K8S_VERSION.tmp" "$CACHE/$K8S_VERSION"
+  fi
   echo "$dest"
 }
 if [ "$force" = false ] && [ -f "$dest/recipe.json" ]; then
@@ -142,26 +151,25 @@ phase_end() {
   fi
 }
 
-# --- private apt: own sources list, lists and archives; /etc/apt stays untouched
+# --- private apt: own sources list, lists and archives; /etc/apt stays untouched. Its dpkg status
+# is empty: what this host has installed (a newer libssl3 from bookworm-security, say) must not
+# pick the versions staged for the nodes, which must come from the recipe's own sources.
 APT_DIR=$KEEP/apt
 # apt_private apt-get|apt-cache ARGS...
 apt_private() {
   local tool=$1
   shift
   "$tool" -q -o Dir::Etc::sourcelist="$APT_DIR/sources.list" -o Dir::Etc::sourceparts=- \
-    -o Dir::State::Lists="$APT_DIR/lists" -o Dir::Cache="$APT_DIR/cache" \
-    -o APT::Sandbox::User=root "$@"
+    -o Dir::State::Lists="$APT_DIR/lists" -o Dir::State::status="$APT_DIR/status" \
+    -o Dir::Cache="$APT_DIR/cache" -o APT::Sandbox::User=root "$@"
 }
 
 # The Debian packages VM nodes install with no way out, with a Packages index, into the tree.
 # The staging script runs apt-get and apt-cache: APT_CONFIG hands them the private configuration.
-# An empty dpkg status: the machine's installed versions are no candidates (a libssl3 from
-# bookworm-security on the machine would be one that the private bookworm sources cannot download).
 stage_debs() {
   local conf=$WORK/apt-private.conf
-  : >"$WORK/dpkg-status-empty"
   printf 'Dir::Etc::sourcelist "%s";\nDir::Etc::sourceparts "-";\nDir::State::Lists "%s";\nDir::State::status "%s";\nDir::Cache "%s";\nAPT::Sandbox::User "root";\n' \
-    "$APT_DIR/sources.list" "$APT_DIR/lists" "$WORK/dpkg-status-empty" "$APT_DIR/cache" >"$conf"
+    "$APT_DIR/sources.list" "$APT_DIR/lists" "$APT_DIR/status" "$APT_DIR/cache" >"$conf"
   APT_CONFIG=$conf bash "$STAGE_DEBS" "$OUT" >"$WORK/logs/stage-debs.log" 2>&1 ||
     { tail -20 "$WORK/logs/stage-debs.log" >&2; die "staging the nodes' Debian packages failed"; }
 }
@@ -187,6 +195,7 @@ install_build_packages() {
 
 fetch_sources() {
   mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial" "$KEEP/downloads"
+  : >"$APT_DIR/status"
   printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\ndeb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
     "$MIRROR" "$SUITE" "$MIRROR" "$SUITE" >"$APT_DIR/sources.list"
   apt_private apt-get update >"$WORK/logs/apt-update.log" 2>&1 ||
