@@ -30,6 +30,9 @@ const CHURN_POLL_MS = 1000;
 export type RunnerSettings = Pick<SuiteSettings, 'concurrency' | 'timeoutMs' | 'retries'> &
   Partial<Pick<SuiteSettings, 'budget'>>;
 
+/** Checks that pass when nothing answers the probe. */
+const UNANSWERED_CHECKS: readonly string[] = ['not-forwarded', 'refused'];
+
 /** A probed cell before the run-wide judgement: its result and what it asked. */
 interface Probed {
   result: CellResult;
@@ -310,7 +313,9 @@ export class CellRunner {
     }
     // The last attempt is the verdict's; the ones before it are what a retry hid.
     if (judged.outcome !== Outcome.Ok) failed.pop();
-    const requests = judged.outcome === Outcome.Ok ? requestsOf(judged.reply) : [];
+    // A check passed by nothing answering timed a wait or a reset, no request: no timing.
+    const answered = judged.outcome === Outcome.Ok && !UNANSWERED_CHECKS.includes(spec.check.kind);
+    const requests = answered ? requestsOf(judged.reply) : [];
     const timing = timingOf(requests);
     const result: CellResult = {
       ...base,
