@@ -16,6 +16,7 @@ import {
   V1EndpointSubset,
   V1Service,
   V1ServiceAccount,
+  V1ServicePort,
   V1ServiceSpec,
   V1Status,
   type CoreV1Event,
@@ -323,13 +324,15 @@ const UNRECORDED = [
 function unrecordedService(name: string, asked?: V1ServiceSpec): V1ServiceSpec | undefined {
   const at = UNRECORDED.indexOf(name);
   if (at < 0) return undefined;
-  const none = asked?.clusterIP === 'None' || asked?.type === 'ExternalName';
-  const clusterIP = none ? asked?.clusterIP : `10.96.250.${10 + at}`;
+  const none = asked !== undefined && (asked.clusterIP === 'None' || asked.type === 'ExternalName');
+  const clusterIP = none ? asked.clusterIP : `10.96.250.${10 + at}`;
   const spec = recorded(V1ServiceSpec, {
     ...(clusterIP === undefined ? {} : { clusterIP, clusterIPs: [clusterIP] }),
   });
   if (asked?.type === 'LoadBalancer') {
-    spec.ports = (asked.ports ?? []).map((p, i) => ({ ...p, nodePort: 32000 + at * 4 + i }));
+    spec.ports = (asked.ports ?? []).map((p, i) =>
+      Object.assign(new V1ServicePort(), p, { nodePort: 32000 + at * 4 + i }),
+    );
     if (asked.externalTrafficPolicy === 'Local') spec.healthCheckNodePort = 32500 + at;
   }
   return spec;

@@ -1,6 +1,11 @@
 /** The Service-feature rows' objects on a real cluster, rendered from manifests/suite. */
 import { join } from 'node:path';
-import type { V1Endpoints, V1Service } from '@kubernetes/client-node';
+import {
+  V1ClientIPConfig,
+  V1SessionAffinityConfig,
+  type V1Endpoints,
+  type V1Service,
+} from '@kubernetes/client-node';
 import type { Os } from '../../../lab/contracts/cells.ts';
 import {
   EXTERNAL_ECHO_SERVICE,
@@ -49,9 +54,11 @@ export function renderFeatureManifests(
       ...perOs,
       name: affinityServiceName(os, true),
     });
-    timeout.spec!.sessionAffinityConfig = {
-      clientIP: { timeoutSeconds: input.affinityTimeoutSeconds },
-    };
+    const clientIP = new V1ClientIPConfig();
+    clientIP.timeoutSeconds = input.affinityTimeoutSeconds;
+    timeout.spec!.sessionAffinityConfig = Object.assign(new V1SessionAffinityConfig(), {
+      clientIP,
+    });
     return [
       service('affinity-service.yaml', { ...perOs, name: affinityServiceName(os) }),
       timeout,
