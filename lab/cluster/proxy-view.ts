@@ -43,9 +43,7 @@ function withQuirks(service: ServiceRecord, quirks: readonly KubeProxyQuirk[]): 
     seen = { ...seen, internalTrafficPolicy: 'Cluster' };
   if (quirks.includes('ports-by-number')) {
     // Keyed by number alone, the second protocol of a port number overwrites nothing: it is lost.
-    const ports = seen.ports.filter(
-      (p, i) => seen.ports.findIndex((q) => q.port === p.port) === i,
-    );
+    const ports = seen.ports.filter((p, i) => seen.ports.findIndex((q) => q.port === p.port) === i);
     if (ports.length < seen.ports.length) seen = { ...seen, ports };
   }
   return seen;

@@ -93,7 +93,9 @@ export function checkServiceSpec(state: ClusterState, spec: ServiceSpec): void {
     if (protocol !== 'TCP' && protocol !== 'UDP')
       throw new ProviderError(`${where}.protocol: expected TCP|UDP`);
     if (port.nodePort !== undefined && !hasNodePorts(spec.type))
-      throw new ProviderError(`${where}.nodePort: only NodePort and LoadBalancer services have one`);
+      throw new ProviderError(
+        `${where}.nodePort: only NodePort and LoadBalancer services have one`,
+      );
     const key = `${port.port}/${port.protocol}`;
     if (seen.has(key)) throw new ProviderError(`${where}: ${key} given twice`);
     seen.add(key);
@@ -114,7 +116,9 @@ function checkFeatureFields(spec: ServiceSpec): void {
   const timeout = spec.affinityTimeoutSeconds;
   if (timeout !== undefined) {
     if (affinity !== 'ClientIP')
-      throw new ProviderError(`${where} affinityTimeoutSeconds: only with sessionAffinity ClientIP`);
+      throw new ProviderError(
+        `${where} affinityTimeoutSeconds: only with sessionAffinity ClientIP`,
+      );
     if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400)
       throw new ProviderError(`${where} affinityTimeoutSeconds: ${timeout} is not 1..86400`);
   }
@@ -123,7 +127,10 @@ function checkFeatureFields(spec: ServiceSpec): void {
     throw new ProviderError(`${where} internalTrafficPolicy: expected Cluster|Local`);
   if ((spec.type === 'ExternalName') !== (spec.externalName !== undefined))
     throw new ProviderError(`${where} externalName: given exactly for type ExternalName`);
-  if (spec.externalName !== undefined && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(spec.externalName))
+  if (
+    spec.externalName !== undefined &&
+    !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(spec.externalName)
+  )
     throw new ProviderError(`${where} externalName: '${spec.externalName}' is not a DNS name`);
   if (spec.endpoints !== undefined) {
     if (Object.keys(spec.selector).length > 0)

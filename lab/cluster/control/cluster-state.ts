@@ -72,10 +72,7 @@ export interface ServiceRecord extends ServiceSpec {
  * and a Service's ports keyed by number alone (the second protocol on a number is left out).
  */
 export type KubeProxyQuirk =
-  | 'ignores-affinity'
-  | 'ignores-internal-policy'
-  | 'counts-all-endpoints'
-  | 'ports-by-number';
+  'ignores-affinity' | 'ignores-internal-policy' | 'counts-all-endpoints' | 'ports-by-number';
 
 export interface PodSpec {
   name: string;

@@ -23,8 +23,9 @@ function ask(port: number, path = '/healthz') {
     get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => { resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'] ?? '', body }); },
-      );
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'] ?? '', body });
+      });
     }).on('error', reject);
   });
 }
@@ -52,7 +53,9 @@ describe('node workloads of emulated labs', function () {
     dir = await mkdtemp(join(tmpdir(), 'node-programs-test-'));
   });
   after(async () => {
-    started.forEach((p) => { p.stop(); });
+    started.forEach((p) => {
+      p.stop();
+    });
     await rm(dir, { recursive: true, force: true });
   });
 
