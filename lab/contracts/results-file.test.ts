@@ -41,12 +41,30 @@ describe('results.json contract', () => {
       ...VERDICTS.map((v) => cell(v)),
       cell('pass'),
       cell('skipped', `${NOT_RUN_PREFIX}run interrupted by SIGTERM`),
+      // Flags count apart from verdicts: a slow pass and a flaky failure are still a pass and a failure.
+      {
+        ...cell('pass'),
+        flags: {
+          slow: {
+            measure: 'total-p50',
+            unit: 'ms',
+            value: 900,
+            baseline: 9,
+            ratio: 100,
+            basis: 'x',
+          },
+        },
+      },
+      {
+        ...cell('fail'),
+        flags: { flaky: { failed: 1, attempts: 2, fraction: 0.5, what: 'attempts' } },
+      },
     ];
     const others = (['passed', 'failed', 'pending', 'hook-failed', 'not-run'] as const).map(other);
     expect(computeTotals(cells, others)).to.deep.equal({
-      cells: 8,
-      passed: 2,
-      failed: 1,
+      cells: 10,
+      passed: 3,
+      failed: 2,
       expectedFailures: 1,
       unexpectedPasses: 1,
       skipped: 2,
@@ -54,6 +72,8 @@ describe('results.json contract', () => {
       notRun: 1,
       otherTests: 5,
       otherFailures: 2,
+      slow: 1,
+      flaky: 1,
     });
   });
 
