@@ -13,6 +13,7 @@ import { loadSpec } from '../../lab/spec/load-spec.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
 import { suiteSettings } from '../../specs/engine/suite-settings.ts';
 import { SELFTEST_ARGS } from '../../specs/selftest/selftest-args.ts';
+import { parseMutationArgs } from '../mutation/mutation-args.ts';
 import type { DocCommand } from './doc-commands.ts';
 
 /** What a check needs of the repository. */
@@ -91,6 +92,10 @@ async function npmCommand(command: DocCommand, ctx: CommandContext): Promise<str
       throw new Error(`--nodes ${nodes}: expected ${SELFTEST_NODE_CHOICES.join('|')}`);
     suiteSettings(command.env, []);
     return 'selftest';
+  }
+  if (script === 'mutation') {
+    parseMutationArgs(args);
+    return 'mutation';
   }
   if (script === 'test') {
     suiteArgs(args, command.env);

@@ -54,6 +54,8 @@ const ENV_DIR = 'HL_MUTATION_COVERAGE_DIR';
 export class MochaEsmRunner implements TestRunner {
   static inject = tokens(commonTokens.logger, commonTokens.options);
   readonly #options: MochaEsmOptions;
+  /** Stryker's `testFiles` (a scope's own tests, `--testFiles`): when set, they replace `spec`. */
+  readonly #testFiles: readonly string[];
   readonly #ns: Instrumentation;
   readonly #tmp = mkdtempSync(join(tmpdir(), 'hl-mutation-'));
   #mocha: Mocha | undefined;
@@ -65,6 +67,7 @@ export class MochaEsmRunner implements TestRunner {
     options: StrykerOptions,
   ) {
     this.#options = (options as { mochaEsm?: MochaEsmOptions }).mochaEsm ?? { spec: [] };
+    this.#testFiles = options.testFiles;
     const g = globalThis as Record<string, Instrumentation | undefined>;
     this.#ns = g[INSTRUMENTER_CONSTANTS.NAMESPACE] ??= {};
     this.#events = new RunEvents(this.#ns);
@@ -77,9 +80,9 @@ export class MochaEsmRunner implements TestRunner {
   init(): Promise<void> {
     // Every temporary file of the tests (and of the processes they start) in one folder, removed at dispose.
     process.env.TMPDIR = this.#tmp;
-    const files = specFiles(process.cwd(), this.#options.spec, this.#options.ignore ?? []);
-    if (files.length === 0)
-      throw new Error(`mochaEsm.spec matches no file: ${this.#options.spec.join(' ')}`);
+    const spec = this.#testFiles.length > 0 ? this.#testFiles : this.#options.spec;
+    const files = specFiles(process.cwd(), spec, this.#options.ignore ?? []);
+    if (files.length === 0) throw new Error(`the test files match no file: ${spec.join(' ')}`);
     this.log.debug(`mochaEsm: ${files.length} test files`);
     const mocha = new Mocha({
       timeout: this.#options.timeoutMs ?? 60_000,

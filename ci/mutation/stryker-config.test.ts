@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { globToRegExp } from '../../lab/text/glob.ts';
 import { readEquivalents } from './equivalents.ts';
+import { functionRanges, mutatedBy, scopeFiles, SCOPES } from './mutation-args.ts';
 import { specFiles } from './spec-files.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -14,15 +14,7 @@ const config = JSON.parse(readFileSync(join(ROOT, 'stryker.config.json'), 'utf8'
   thresholds: { break: number };
 };
 
-/** Whether Stryker's `mutate` list takes `file`: some glob matches it and no `!glob` after it. */
-function mutated(file: string): boolean {
-  let taken = false;
-  for (const glob of config.mutate) {
-    if (glob.startsWith('!')) taken &&= !globToRegExp(glob.slice(1)).test(file);
-    else taken ||= globToRegExp(glob).test(file);
-  }
-  return taken;
-}
+const mutated = (file: string): boolean => mutatedBy(config.mutate, file);
 
 describe('mutation testing config', () => {
   it('every mutate and spec glob names files that exist', () => {
@@ -45,6 +37,33 @@ describe('mutation testing config', () => {
       'lab/faults/fault-engine.ts',
     ])
       expect(mutated(file), file).to.equal(false);
+  });
+
+  it('the ci scope is files of the core scope, the judge and the sweep among them', () => {
+    expect(scopeFiles(SCOPES.ci)).to.include.members([
+      'specs/engine/judge.ts',
+      'lab/cluster/workload/endpoint-sweep.mjs',
+    ]);
+    for (const file of scopeFiles(SCOPES.ci)) {
+      expect(existsSync(join(ROOT, file)), file).to.equal(true);
+      expect(mutated(file), file).to.equal(true);
+    }
+  });
+
+  it("the ci scope's function ranges each start at their function's head", () => {
+    for (const m of SCOPES.ci.mutate) {
+      if (typeof m === 'string') continue;
+      const lines = readFileSync(join(ROOT, m.file), 'utf8').split('\n');
+      functionRanges(m.file, lines.join('\n'), m.functions).forEach((range, i) => {
+        const first = Number(/:(\d+)-\d+$/.exec(range)![1]);
+        expect(lines[first - 1], range).to.contain(`function ${m.functions[i]!}(`);
+      });
+    }
+  });
+
+  it("the ci scope's tests are tests the core scope runs", () => {
+    const core = specFiles(ROOT, config.mochaEsm.spec, config.mochaEsm.ignore);
+    for (const file of SCOPES.ci.tests) expect(core, file).to.include(join(ROOT, file));
   });
 
   it('breaks at 80 or more', () => {

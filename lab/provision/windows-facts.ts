@@ -276,6 +276,7 @@ export const WINDOWS_FACTS: readonly WindowsFact[] = [
     reliedOnBy: [
       'lab/provision/windows-image-commands.ts',
       'specs/drivers/kubernetes/agnhost-probe.ts',
+      'specs/drivers/kubernetes/perf-in-pod.ts',
       'manifests/suite/host-netexec-pod-windows.yaml',
     ],
     checkedBy: [
@@ -286,6 +287,10 @@ export const WINDOWS_FACTS: readonly WindowsFact[] = [
       {
         file: 'specs/drivers/kubernetes/windows-image-programs.test.ts',
         test: 'every image file a Windows container of the suite starts is one the image carries, started by path',
+      },
+      {
+        file: 'specs/drivers/kubernetes/perf-in-pod.test.ts',
+        test: 'skips Windows sources, streams to Windows, Service streams and other images, saying why',
       },
     ],
     values: Object.fromEntries(AGNHOST_WINDOWS.programs.map((p) => [p.name, p.path])),

@@ -61,6 +61,11 @@ export const AGNHOST_WINDOWS: WindowsImage = {
       name: 'ping.exe',
       why: `neither ${AGNHOST_DOCKERFILE} nor ${BUSYBOX_DOCKERFILE} adds it, and no file lists what the base image (${AGNHOST_BASEIMAGE}) carries`,
     },
+    {
+      // The perf mode's streams need it: perf-in-pod.ts skips them on Windows.
+      name: 'iperf3.exe',
+      why: `neither ${AGNHOST_DOCKERFILE} nor ${BUSYBOX_DOCKERFILE} adds it, and no file lists what the base image (${AGNHOST_BASEIMAGE}) carries`,
+    },
   ],
 };
 

@@ -1,4 +1,4 @@
-/** The verdict-deciding edges of judge.ts that engine.test.ts's broad cases pass by (issue 36). */
+/** The verdict-deciding edges of judge.ts that judge-cases.test.ts's broad cases pass by (issue 36). */
 import { expect } from 'chai';
 import { judgeReply } from './judge.ts';
 import { Outcome } from '../../lab/contracts/results-file.ts';

@@ -7,6 +7,7 @@ import type { RunInfo } from '../../lab/contracts/results-file.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
 import { MATRIX, type MatrixRow } from '../matrix/rows.ts';
 import { PERF_MATRIX } from '../matrix/perf-cells.ts';
+import { parseCellId } from '../../lab/contracts/cells.ts';
 import type { LabDriver, LabInfo, Workloads } from '../model/lab-driver.ts';
 import type { CellPlan } from '../model/cell-plan.ts';
 import { LAB_READY_CELL, runStatus, unknownRunInfo, type Report } from '../model/report.ts';
@@ -213,8 +214,9 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
 
 /** A perf cell the driver cannot measure is skipped with its reason. */
 function perfHosted(plan: CellPlan, driver: LabDriver): CellPlan {
-  if (!plan.meta.cell.startsWith('perf/') || plan.probe === undefined) return plan;
-  const why = driver.perfUnsupported?.(plan.meta.source.os === 'windows' ? 'windows' : 'linux');
+  const key = parseCellId(plan.meta.cell);
+  if (key?.kind !== 'perf' || plan.probe === undefined) return plan;
+  const why = driver.perfUnsupported?.(key);
   if (why === undefined) return plan;
   return { meta: plan.meta, ...(plan.churn === undefined ? {} : { churn: plan.churn }), skip: why };
 }

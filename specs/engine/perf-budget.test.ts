@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { CellResult, PerfFigures } from '../../lab/contracts/results-file.ts';
 import { DEFAULT_PERF_BUDGET, better, lossOf, perfFlags } from './perf-budget.ts';
+import { linuxCell } from '../testing/linux-cell.ts';
 
 /** A passing perf cell of `measure` over `network` from `src` to `dst` with these figures. */
 function perf(
@@ -10,22 +11,9 @@ function perf(
   figures: Partial<PerfFigures>,
   network: 'pod' | 'host' = 'pod',
 ): CellResult {
-  return {
-    row: `perf/${measure}/${network}/linux-to-linux`,
-    cell: `perf/${measure}/${network}/linux-to-linux/cross-node/${src}/${dst}/ip`,
-    title: `${measure} ${network} ${src}-to-${dst}`,
-    source: { os: 'linux', node: src, label: 'linux pod' },
-    target: { os: 'linux', node: dst, label: 'linux pod' },
-    via: 'ip',
-    placement: 'cross-node',
-    expected: 'ok',
-    verdict: 'pass',
-    actual: 'ok',
-    detail: '',
-    durationMs: 250,
-    attempts: 1,
+  return linuxCell(`perf/${measure}/${network}/linux-to-linux`, src, dst, {
     perf: { measure, durationMs: 250, failed: 0, attempts: 1, ...figures },
-  };
+  });
 }
 
 const budget = DEFAULT_PERF_BUDGET;

@@ -2,7 +2,7 @@
 import type { CellMeta, RunInfo } from '../../lab/contracts/results-file.ts';
 import type { ProbeSpec } from './cell-plan.ts';
 import type { PathEvidence } from '../../lab/cluster/path-evidence.ts';
-import type { ChurnStep, Os, PerfMeasure } from '../../lab/contracts/cells.ts';
+import type { ChurnStep, Os, PerfMeasure, PerfNetwork } from '../../lab/contracts/cells.ts';
 import type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
 import type { FeatureServices } from './service-features.ts';
 
@@ -168,14 +168,22 @@ export interface LabDriver extends AsyncDisposable {
    */
   readonly churnSettleMs?: number;
   /**
-   * Why this driver cannot run perf measures from a node of `os`, or undefined when it can: those
-   * cells are skipped with the reason.
+   * Why this driver cannot run the perf cell's measure on its path, or undefined when it can:
+   * those cells are skipped with the reason.
    */
-  perfUnsupported?(os: Os): string | undefined;
+  perfUnsupported?(cell: PerfCell): string | undefined;
   /** Removes what deploy() created. Idempotent. */
   cleanup(): Promise<void>;
   /** What cleanup() has not removed yet, for a warning when it cannot be waited for. */
   pending(): string[];
+}
+
+/** A perf cell's row: what a driver needs to say whether it can measure it. */
+export interface PerfCell {
+  from: Os;
+  to: Os;
+  network: PerfNetwork;
+  measure: PerfMeasure;
 }
 
 const HOST_NETWORK_SOURCE = 'host-network:';

@@ -2,24 +2,14 @@ import { expect } from 'chai';
 import type { CellResult } from '../../lab/contracts/results-file.ts';
 import { buildGrids, BY_NODE } from './matrix-grid.ts';
 import { heatColour, latencyCards } from './latency-heatmap.ts';
+import { linuxCell } from '../testing/linux-cell.ts';
 
 function cell(src: string, dst: string, p50: number): CellResult {
-  return {
-    row: 'pod-to-pod/linux-to-linux',
-    cell: `pod-to-pod/linux-to-linux/cross-node/${src}/${dst}/ip`,
+  return linuxCell('pod-to-pod/linux-to-linux', src, dst, {
     title: `pod-to-pod ${src}-to-${dst}`,
-    source: { os: 'linux', node: src, label: 'linux pod' },
-    target: { os: 'linux', node: dst, label: 'linux pod' },
-    via: 'ip',
-    placement: 'cross-node',
-    expected: 'ok',
-    verdict: 'pass',
-    actual: 'ok',
-    detail: '',
     durationMs: p50,
-    attempts: 1,
     timing: { samples: 1, totalP50Ms: p50, totalMaxMs: p50 },
-  };
+  });
 }
 
 describe('report: latency heat maps on the node grids', () => {

@@ -4,25 +4,10 @@ import { makeReport } from '../model/report.ts';
 import { sampleRun } from '../testing/sample-report.ts';
 import { hasPerf, renderPerfHtml, renderPerfJson } from './perf-writer.ts';
 import { renderSummary } from './summary-writer.ts';
+import { linuxCell } from '../testing/linux-cell.ts';
 
-const end = (node: string) => ({ os: 'linux' as const, node, label: 'linux pod' });
 function cell(measure: string, network: string, patch: Partial<CellResult>): CellResult {
-  return {
-    row: `perf/${measure}/${network}/linux-to-linux`,
-    cell: `perf/${measure}/${network}/linux-to-linux/cross-node/lin1/lin2/ip`,
-    title: `perf ${measure} ${network} linux-to-linux lin1-to-lin2 cross-node via ip`,
-    source: end('lin1'),
-    target: end('lin2'),
-    via: 'ip',
-    placement: 'cross-node',
-    expected: 'ok',
-    verdict: 'pass',
-    actual: 'ok',
-    detail: '',
-    durationMs: 250,
-    attempts: 1,
-    ...patch,
-  };
+  return linuxCell(`perf/${measure}/${network}/linux-to-linux`, 'lin1', 'lin2', patch);
 }
 
 const rr = cell('tcp-rr', 'pod', {

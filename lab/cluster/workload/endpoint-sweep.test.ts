@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import {
   SWEEP_CONNECT_MS,
   askOneConnection,
@@ -159,8 +159,20 @@ describe('endpoint sweep', () => {
     expect(clientAddress('10.244.1.5:43512')).to.equal('10.244.1.5');
     expect(clientAddress('[fd00:10:244::5]:43512')).to.equal('fd00:10:244::5');
     expect(clientAddress('fd00:10:244::5')).to.equal('fd00:10:244::5');
+    expect(clientAddress('[fd00:10:244::5]')).to.equal('fd00:10:244::5');
     expect(clientAddress('10.244.1.5\n')).to.equal('10.244.1.5');
     expect(clientAddress('[::ffff:10.244.1.5]:80')).to.equal('10.244.1.5');
+    expect(clientAddress('[::ffff:10.244.1.50]:80')).to.equal('10.244.1.50');
+    expect(clientAddress('[::ffff:10.244.13.5]:80')).to.equal('10.244.13.5');
+  });
+
+  it('reads a bracketed address only when brackets and port are the whole text', () => {
+    // Else a client that saw garbage around the right address would pass a source-ip check.
+    expect(clientAddress('x[fd00:10:244::5]:80')).to.equal('x[fd00:10:244::5]');
+    expect(clientAddress('[fd00:10:244::5]:80x')).to.equal('[fd00:10:244::5]:80x');
+    // Only an IPv4-mapped address is read as IPv4; ::ffff: inside another one is part of it.
+    expect(clientAddress('[fd00::ffff:10.244.1.5]:80')).to.equal('fd00::ffff:10.244.1.5');
+    expect(clientAddress('[::ffff:10.244.1.5.6]:80')).to.equal('::ffff:10.244.1.5.6');
   });
 });
 
@@ -180,7 +192,9 @@ describe('askOneConnection (against a backend on 127.0.0.1)', () => {
 
   it('answers with the backend name and the client IP, over one new connection each time', async () => {
     const base = await start();
+    const before = performance.now();
     const reply = await askOneConnection(base, classify);
+    const took = performance.now() - before;
     expect(reply).to.deep.include({
       result: 'ok',
       answers: [{ endpoint: 'pod-a', client: '127.0.0.1' }],
@@ -188,7 +202,10 @@ describe('askOneConnection (against a backend on 127.0.0.1)', () => {
     // Its own timing: the two GETs, and the connect within them.
     const { ms, connectMs } = reply as { ms: number; connectMs: number };
     expect(connectMs).to.be.a('number').and.at.least(0);
-    expect(ms).to.be.a('number').and.at.least(connectMs);
+    expect(ms)
+      .to.be.a('number')
+      .and.at.least(connectMs)
+      .and.at.most(took + 0.1);
   });
 
   it('reports a 404 on /clientip as http-error naming the path', async () => {
@@ -199,6 +216,45 @@ describe('askOneConnection (against a backend on 127.0.0.1)', () => {
       body: 'not found',
       error: 'GET /clientip: HTTP 404',
     });
+  });
+
+  it('a 3xx on /hostname is an http-error too, and /clientip is never asked', async () => {
+    const base = await start({ statusOf: { '/hostname': 300 } });
+    expect(await askOneConnection(base, classify)).to.deep.equal({
+      result: 'http-error',
+      status: 300,
+      body: 'pod-a',
+      error: 'GET /hostname: HTTP 300',
+    });
+  });
+
+  it('a status under 200 is no success either (node hands a 099 to the caller as a response)', async () => {
+    const server = createServer((socket) => {
+      socket.on('data', () => socket.end('HTTP/1.1 099 Odd\r\nContent-Length: 5\r\n\r\npod-a'));
+    }).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      expect(await askOneConnection(`http://127.0.0.1:${port}`, classify)).to.deep.equal({
+        result: 'http-error',
+        status: 99,
+        body: 'pod-a',
+        error: 'GET /hostname: HTTP 99',
+      });
+    } finally {
+      server.close();
+    }
+  });
+
+  it('leaves no connection open once it answered: each request is a connection of its own', async () => {
+    const base = await start();
+    expect(await askOneConnection(base, classify)).to.have.property('result', 'ok');
+    const backend = backends.at(-1)!;
+    // The server would keep an idle keep-alive connection for 5 s; this one is closed at once.
+    const deadline = Date.now() + 2000;
+    while ((await backend.openConnections()) > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await backend.openConnections()).to.equal(0);
   });
 
   it('refuses to pair answers from two connections when the server closes after /hostname', async () => {

@@ -30,7 +30,7 @@ export const PERF_MEASURES = /** @type {const} */ ([
 /** @typedef {(typeof PERF_MEASURES)[number]} PerfMeasure */
 
 /** A request that takes longer counts as failed: it waited for more than one lost SYN's retransmission (1 s). */
-const REQUEST_LIMIT_MS = 1500;
+export const REQUEST_LIMIT_MS = 1500;
 /** How long a stream may take to drain after its duration before it counts as failed. */
 const STREAM_DRAIN_MS = 1000;
 /**
@@ -38,7 +38,7 @@ const STREAM_DRAIN_MS = 1000;
  * 200 ms (TCP_RTO_MIN), a lost SYN's 1 s.
  */
 export const RETRANSMISSION_WAIT_MS = 200;
-const UDP_DATAGRAM_BYTES = 1200;
+export const UDP_DATAGRAM_BYTES = 1200;
 const UDP_TICK_MS = 5;
 
 /**

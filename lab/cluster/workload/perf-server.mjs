@@ -61,16 +61,26 @@ export function servePerf(req, res, url, hostname) {
  */
 export function tcpCounters() {
   try {
-    const lines = readFileSync('/proc/net/snmp', 'utf8')
-      .split('\n')
-      .filter((l) => l.startsWith('Tcp:'));
-    const [names = '', values = ''] = lines;
-    const field = (/** @type {string} */ name) =>
-      Number(values.split(/\s+/)[names.split(/\s+/).indexOf(name)]);
-    return { sent: field('OutSegs'), retransmitted: field('RetransSegs') };
+    return snmpTcpCounters(readFileSync('/proc/net/snmp', 'utf8'));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The TCP segments sent and retransmitted in /proc/net/snmp's text (its `Tcp:` names and values
+ * lines); undefined when they are not there.
+ * @param {string} text
+ * @returns {{ sent: number, retransmitted: number } | undefined}
+ */
+export function snmpTcpCounters(text) {
+  const [names = '', values = ''] = text.split('\n').filter((l) => l.startsWith('Tcp:'));
+  const field = (/** @type {string} */ name) =>
+    Number(values.split(/\s+/)[names.split(/\s+/).indexOf(name)]);
+  const counters = { sent: field('OutSegs'), retransmitted: field('RetransSegs') };
+  return Number.isInteger(counters.sent) && Number.isInteger(counters.retransmitted)
+    ? counters
+    : undefined;
 }
 
 /**

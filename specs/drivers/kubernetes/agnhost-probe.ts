@@ -69,12 +69,8 @@ import {
   clientAddress,
 } from '../../../lab/cluster/workload/endpoint-sweep.mjs';
 
-/**
- * Why real clusters get no perf measures yet (docs/performance.md): the suite's images carry no
- * measuring tool of the project's, and the driver does not map the measures onto curl and iperf3.
- */
-export const PERF_UNSUPPORTED =
-  'perf measures run on emulated labs only: the Kubernetes driver does not run them in agnhost pods yet (see docs/performance.md)';
+/** Perf requests do not map onto one agnhost probe: the driver runs them with perf-in-pod.ts. */
+export const PERF_ELSEWHERE = 'perf requests run through perf-in-pod.ts, not as agnhost probes';
 
 const STATUS_MARK = '--hybrid-lab-status:';
 /** Before the Windows echo request's IPStatus and the reply's source address. */
@@ -144,7 +140,7 @@ export function probeCommand(os: Os, request: ProbeRequest, timeoutMs: number): 
       return [curl(os), '-sS', ...limits, '-w', `\n${STATUS_MARK}%{http_code}`, dial];
     }
     case 'perf':
-      throw new Error(PERF_UNSUPPORTED);
+      throw new Error(PERF_ELSEWHERE);
     case 'endpoints': {
       if (request.base.startsWith('udp:')) return udpSweepCommand(os, request.base, timeoutMs);
       // curl's limits apply to each transfer: the two GETs share one request's budget. curl's
@@ -281,7 +277,7 @@ export function replyFromExec(
     case 'udp':
       return dialReply(request.host, result.exitCode, result.stdout, result.stderr);
     case 'perf':
-      return { result: 'error', error: PERF_UNSUPPORTED };
+      return { result: 'error', error: PERF_ELSEWHERE };
     case 'endpoints':
       if (!request.base.startsWith('udp:'))
         return endpointsReply(result.exitCode, result.stdout, result.stderr);

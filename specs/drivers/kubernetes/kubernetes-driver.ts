@@ -12,13 +12,20 @@ import { churnChange, churnPlan } from '../../model/churn.ts';
 import type {
   DeployedPod,
   LabDriver,
+  PerfCell,
   ProbeReply,
   ProbeRequest,
   SuiteNode,
   Workloads,
 } from '../../model/lab-driver.ts';
 import { sendProbe } from '../../model/lab-driver.ts';
-import { PERF_UNSUPPORTED, probeCommand, replyFromExec } from './agnhost-probe.ts';
+import { probeCommand, replyFromExec } from './agnhost-probe.ts';
+import {
+  iperfServerCommand,
+  perfCommand,
+  perfReply,
+  perfUnsupportedReason,
+} from './perf-in-pod.ts';
 import { discoverCluster, notReadyReason, type ClusterFacts } from './cluster-discovery.ts';
 import { ExecError, execInPod, type ExecTarget } from './exec-in-pod.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
@@ -122,6 +129,8 @@ export class KubernetesDriver implements LabDriver {
   #workloads: Workloads | undefined;
   /** Path evidence's shells on a cluster the harness did not make (pods, made on first use). */
   #shellPods: NodeShellPods | undefined;
+  /** Pods whose iperf3 server runs (perf streams). */
+  readonly #iperfServers = new Set<string>();
 
   /** Opens a cluster by kubeconfig: discovers nodes, OS builds and the server version. */
   static async open(
@@ -387,10 +396,65 @@ export class KubernetesDriver implements LabDriver {
         return { ...found, error: `looking up ${request.host}: ${found.error ?? 'no address'}` };
       return this.probeFromPod(pod, { ...request, host: address }, timeoutMs);
     }
+    if (request.kind === 'perf') return this.#measure(target, request, timeoutMs);
     const command = probeCommand(pod.os, request, timeoutMs);
     const once = () => this.#execProbe(target, command, request, timeoutMs, pod.os);
     // One exec per connection: Windows pods have no shell to loop in, so the driver sweeps.
     return request.kind === 'endpoints' ? sweepEndpoints(request, once) : once();
+  }
+
+  /**
+   * One perf measure from `source`; a stream first starts the iperf3 server in the pod (or the
+   * host-network pod) whose address it goes to, once per pod: the run namespace's end stops it.
+   */
+  async #measure(
+    source: ExecTarget,
+    request: Extract<ProbeRequest, { kind: 'perf' }>,
+    timeoutMs: number,
+  ): Promise<ProbeReply> {
+    const grace = this.#options.execGraceMs ?? 10_000;
+    try {
+      if (request.measure !== 'tcp-rr' && request.measure !== 'tcp-crr') {
+        const failed = await this.#startIperf(
+          source,
+          new URL(request.base).hostname,
+          timeoutMs + grace,
+        );
+        if (failed !== undefined) return { result: 'error', error: failed };
+      }
+      // rr/crr may run a last batch of requests past the duration; a stream whole seconds.
+      const runs = Math.ceil(request.durationMs / 1000) * 1000 + timeoutMs * 2;
+      return perfReply(
+        request,
+        await execInPod(this.#clients.exec, source, perfCommand(request), runs + grace),
+      );
+    } catch (error) {
+      if (!(error instanceof ExecError)) throw error;
+      return { result: error.kind === 'timeout' ? 'timeout' : 'error', error: error.message };
+    }
+  }
+
+  /** Starts iperf3's server in the suite pod at `host` unless it runs; why not, when it cannot. */
+  async #startIperf(
+    source: ExecTarget,
+    host: string,
+    limitMs: number,
+  ): Promise<string | undefined> {
+    const server =
+      this.#workloads?.pods.find((p) => p.ip === host)?.name ??
+      this.nodes.filter((n) => n.ip === host).map((n) => hostNetworkPod(n.name))[0];
+    if (server === undefined) return `no suite pod at ${host} to run an iperf3 server in`;
+    if (this.#iperfServers.has(server)) return undefined;
+    const started = await execInPod(
+      this.#clients.exec,
+      { ...source, pod: server },
+      iperfServerCommand(),
+      limitMs,
+    );
+    if (started.exitCode !== 0)
+      return `iperf3 server in ${server} did not start: ${started.stderr.trim() || started.stdout.trim()}`;
+    this.#iperfServers.add(server);
+    return undefined;
   }
 
   /** Runs the probe in the node's host-network netexec pod: on the node's own network. */
@@ -475,9 +539,9 @@ export class KubernetesDriver implements LabDriver {
    * Deletes the node shell pods and the run namespace (waits, bounded; a slow one is a warning),
    * and stops the echo; idempotent.
    */
-  /** Perf cells are skipped on real clusters, with the reason (docs/performance.md). */
-  perfUnsupported(): string {
-    return PERF_UNSUPPORTED;
+  /** Why a perf cell is skipped here (perf-in-pod.ts: Windows, other images, Service streams). */
+  perfUnsupported(cell: PerfCell): string | undefined {
+    return perfUnsupportedReason(cell, agnhostImages(this.#settings, this.#options.images).linux);
   }
 
   async cleanup(): Promise<void> {
@@ -500,6 +564,7 @@ export class KubernetesDriver implements LabDriver {
       this.#deployment = undefined;
       this.#workloads = undefined;
       this.#shellPods = undefined;
+      this.#iperfServers.clear();
     }
     if (shellError !== undefined) throw shellError;
   }

@@ -26,8 +26,8 @@ REFLECT2_DEB=/usr/share/gocode/src/github.com/modern-go/reflect2
 # rsync: Kubernetes' hack/ scripts copy generated files with it (make generated_files fails without).
 BUILD_PACKAGES=(golang-1.19-go golang-github-modern-go-reflect2-dev dpkg-dev debootstrap gcc libc6-dev make file rsync)
 # What every debootstrap-based image needs: kube-proxy iptables and conntrack, agnhost curl and
-# ping (the suite's ICMP cells).
-BASE_PACKAGES=iptables,conntrack,curl,iputils-ping
+# ping (the suite's ICMP cells) and iperf3 (the perf mode's streams: docs/performance.md).
+BASE_PACKAGES=iptables,conntrack,curl,iputils-ping,iperf3
 # kube-proxy's iptables backend: bookworm's default (iptables-nft), what Debian nodes use.
 IPTABLES_BACKEND=nft
 CRICTL_VERSION=0.1.0
@@ -264,7 +264,7 @@ finish_debootstrap() {
     tar -C "$WORK/base" --numeric-owner -xf "$BASE_TAR"
   fi
   # shellcheck disable=SC2016 # dpkg-query's format, not shell
-  BASE_VERSIONS=$(chroot "$WORK/base" dpkg-query -W -f='${Package}=${Version} ' iptables conntrack curl iputils-ping libc6)
+  BASE_VERSIONS=$(chroot "$WORK/base" dpkg-query -W -f='${Package}=${Version} ' iptables conntrack curl iputils-ping iperf3 libc6)
   log "base root: ${BASE_VERSIONS% }, iptables backend $IPTABLES_BACKEND ($(du -sh "$WORK/base" | cut -f1))"
 }
 
@@ -421,7 +421,7 @@ build_images() {
   r=$WORK/roots/agnhost
   cp -a "$WORK/base" "$r"
   install -m 0755 "$BIN/agnhost" "$r/agnhost"
-  make_image "$AGNHOST_IMAGE" "$r" '["/agnhost"]' '["pause"]' 0 "agnhost $AGNHOST_VERSION (test/images/agnhost) built by hybrid-lab from $src on Debian $SUITE minbase with curl and ping"
+  make_image "$AGNHOST_IMAGE" "$r" '["/agnhost"]' '["pause"]' 0 "agnhost $AGNHOST_VERSION (test/images/agnhost) built by hybrid-lab from $src on Debian $SUITE minbase with curl, ping and iperf3"
 
   r=$WORK/roots/cluster-dns
   tiny_root "$r"
@@ -527,8 +527,10 @@ write_recipe
 # recipe.json marks a complete tree: it exists under $dest only after this rename.
 rm -rf "$dest"
 mv "$OUT" "$dest"
-find "$CACHE" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended -regex '.*/[0-9a-f]{12}' ! -name "$recipe_hash" \
-  -exec rm -rf {} +
+# The newest three recipes stay: another checkout (CI's clone of main beside a branch) keeps its hit.
+find "$CACHE" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended -regex '.*/[0-9a-f]{12}' \
+  ! -name "$recipe_hash" -printf '%T@ %p\n' | sort -rn | tail -n +3 | cut -d' ' -f2- |
+  while IFS= read -r old; do rm -rf --one-file-system "$old"; done
 log "timings (s): ${TIMINGS[*]}"
 log "built $dest ($(du -sh "$dest" | cut -f1))"
 finished
