@@ -85,7 +85,6 @@ describe('checking a documented command', function () {
       test: 'exec node --import tsx node_modules/mocha/bin/mocha.js --config .mocharc.suite.json',
       selftest: 'tsx specs/selftest/selftest-main.ts',
       check: 'npm run typecheck',
-      mutation: 'tsx ci/mutation/run-mutation.ts',
     },
     files: new Set(['ci/periodic.sh', broken, 'specs/report/junit.xsd']),
     installable: (packages) => new Set(packages.filter((p) => p !== 'no-such-package')),
@@ -105,7 +104,6 @@ describe('checking a documented command', function () {
     expect(await check('npm run lab -- break FAULT --node win1')).to.equal('break');
     expect(await check('CONCURRENCY=1 npm test -- --grep dns --serial')).to.equal('test');
     expect(await check('npm run selftest -- --fault a,b --nodes alternate')).to.equal('selftest');
-    expect(await check('npm run mutation -- --full')).to.equal('mutation');
     expect(await check('ARTIFACTS=/tmp/x ci/periodic.sh k8s-netns-1-2-2 -- --grep dns')).to.equal(
       'ci/periodic.sh',
     );
@@ -116,7 +114,6 @@ describe('checking a documented command', function () {
   it('fails what they do not', async function () {
     expect(await failure('npm run nope')).to.match(/no script "nope"/);
     expect(await failure('npm run check -- --fast')).to.match(/check takes no arguments/);
-    expect(await failure('npm run mutation -- --fast')).to.match(/mutation takes only --full/);
     expect(await failure('npm run lab -- status --no-such-option')).to.match(/unknown option/);
     expect(await failure('npm run lab -- brake x')).to.match(/unknown command/);
     expect(await failure('npm test -- --bail')).to.match(/takes no --bail/);

@@ -101,12 +101,6 @@ async function npmCommand(command: DocCommand, ctx: CommandContext): Promise<str
     suiteArgs(args, command.env);
     return 'test';
   }
-  // usage: npm run mutation [-- --full] (ci/mutation/run-mutation.ts)
-  if (script === 'mutation') {
-    const unknown = args.filter((a) => a !== '--full');
-    if (unknown.length > 0) throw new Error(`mutation takes only --full, got ${unknown.join(' ')}`);
-    return 'mutation';
-  }
   const script_ = /^bash (\S+\.sh)$/.exec(body);
   if (script_ !== null) return shellScript(script_[1]!, args, command.env, ctx);
   if (args.length > 0) throw new Error(`${script} takes no arguments`);
