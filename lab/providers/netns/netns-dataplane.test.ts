@@ -320,7 +320,8 @@ describe('netns provider: hybrid dataplane with real packets', function () {
           timeoutMs: 5000,
           intervalMs: 20,
         });
-        expect(await probe()).to.include({ result: 'ok', body: 'p-win1' });
+        const again = await probe();
+        expect(again, JSON.stringify(again)).to.include({ result: 'ok', body: 'p-win1' });
         expect(await probers())
           .to.have.length(1)
           .and.not.include(first);
