@@ -42,6 +42,26 @@ describe('judge: the Service-feature checks', () => {
     expect(judgeReply({ result: 'timeout', answers: [] }, sticky).outcome).to.equal('timeout');
   });
 
+  it('same-endpoint: every detail names what was seen; a run without connections is never green', () => {
+    expect(judgeReply(runOf('c', 'c', 'c'), sticky).detail).to.equal(
+      'answered by c, not an endpoint of the Service (a, b)',
+    );
+    expect(judgeReply(runOf('a', 'c', 'c', 'c'), twice).detail).to.equal(
+      'answered by c after the timeout, not an endpoint of the Service (a, b)',
+    );
+    expect(judgeReply(runOf('a', 'a'), twice).detail).to.equal('2 answers, expected 1 + 3');
+    const thrice = { ...sticky, runs: [1, 1, 2] };
+    expect(judgeReply(runOf('a', 'b', 'a', 'a'), thrice).detail).to.equal(
+      '1 new connection answered by a; after the timeout 1 all by b (another); after the timeout 2 all by a (the same, as it may be)',
+    );
+    expect(judgeReply(runOf(), { ...sticky, runs: [] })).to.deep.equal({
+      outcome: 'error',
+      detail: 'no connections in a run: []',
+    });
+    expect(judgeReply(runOf('a', 'a'), { ...sticky, runs: [2, 0] }).outcome).to.equal('error');
+    expect(judgeReply(runOf('a'), { ...sticky, runs: [0, 1] }).outcome).to.equal('error');
+  });
+
   const health = {
     kind: 'health-check' as const,
     status: 200,
@@ -72,6 +92,69 @@ describe('judge: the Service-feature checks', () => {
     expect(judgeReply({ result: 'refused' }, health).outcome).to.equal('refused');
   });
 
+  it('health-check: a status other than the expected one fails, however right the body', () => {
+    const none = { ...health, status: 503, localEndpoints: 0 };
+    expect(judgeReply({ ...said(200, 0) }, none)).to.deep.equal({
+      outcome: 'wrong-answer',
+      detail:
+        'HTTP 200, ns/health-linux, localEndpoints 0; expected HTTP 503, ns/health-linux, localEndpoints 0',
+    });
+    expect(judgeReply({ result: 'ok', body: said(200, 1).body }, health).detail).to.equal(
+      'HTTP ?, ns/health-linux, localEndpoints 1; expected HTTP 200, ns/health-linux, localEndpoints 1',
+    );
+  });
+
+  it('health-check: a body that is not JSON is shown trimmed and cut at 60 characters', () => {
+    expect(judgeReply({ result: 'ok', status: 200, body: '  not json \n' }, health)).to.deep.equal({
+      outcome: 'wrong-answer',
+      detail: 'HTTP 200 without JSON: "not json"',
+    });
+    expect(judgeReply({ result: 'ok', body: `<${'x'.repeat(100)}` }, health).detail).to.equal(
+      `HTTP ? without JSON: "<${'x'.repeat(59)}"`,
+    );
+    expect(judgeReply({ result: 'ok', status: 200 }, health).detail).to.equal(
+      'HTTP 200 without JSON: ""',
+    );
+  });
+
+  it('a status with a failed request is the failure; a failed request without one is not an answer', () => {
+    const check = { kind: 'http-answer' as const };
+    expect(judgeReply({ result: 'timeout', status: 200, error: 'body cut' }, check)).to.deep.equal({
+      outcome: 'timeout',
+      detail: 'timeout: body cut',
+    });
+    expect(judgeReply({ result: 'timeout', status: 200 }, health).outcome).to.equal('timeout');
+    expect(judgeReply({ result: 'http-error' }, check).outcome).to.equal('error');
+    expect(judgeReply({ result: 'http-error' }, health).outcome).to.equal('error');
+    // Other checks keep a non-2xx status a failed request.
+    const body = { kind: 'body' as const, expect: 'x' };
+    expect(judgeReply({ result: 'http-error', status: 500 }, body)).to.deep.equal({
+      outcome: 'error',
+      detail: 'http-error: HTTP 500',
+    });
+  });
+
+  it('http-answer: the body shown trimmed, its blanks run together, cut at 80 characters', () => {
+    const check = { kind: 'http-answer' as const };
+    const body = ` {"kind":\n\n  "Status"}  ${'y'.repeat(100)}`;
+    expect(judgeReply({ result: 'ok', status: 401, body }, check).detail).to.equal(
+      `HTTP 401 ${JSON.stringify(`{"kind": "Status"} ${'y'.repeat(61)}`)}`,
+    );
+    expect(judgeReply({ result: 'ok' }, check).detail).to.equal('HTTP ? ""');
+    // Without a peer to expect, any peer will do.
+    expect(judgeReply({ result: 'ok', status: 200, peer: '10.0.0.9' }, check).outcome).to.equal(
+      'ok',
+    );
+    const peer = { ...check, peer: '10.96.0.1' };
+    expect(judgeReply({ result: 'ok', status: 200 }, peer)).to.deep.equal({
+      outcome: 'wrong-answer',
+      detail: 'connected to (the probe did not say), expected 10.96.0.1',
+    });
+    expect(judgeReply({ result: 'ok', status: 200, peer: '10.0.0.9' }, peer).detail).to.equal(
+      'connected to 10.0.0.9, expected 10.96.0.1',
+    );
+  });
+
   it('http-answer: any status counts, from the right peer; no answer does not', () => {
     const check = { kind: 'http-answer' as const, peer: '10.96.0.1' };
     const forbidden: ProbeReply = {
@@ -89,6 +172,21 @@ describe('judge: the Service-feature checks', () => {
     expect(judgeReply({ result: 'error', error: 'TLS handshake' }, check).outcome).to.equal(
       'error',
     );
+  });
+
+  it('body: without a peer to expect any peer will do; with one, the detail names both', () => {
+    const check = { kind: 'body' as const, expect: 'external' };
+    expect(
+      judgeReply({ result: 'ok', body: 'external', peer: '10.0.0.9' }, check).outcome,
+    ).to.equal('ok');
+    const withPeer = { ...check, peer: '198.51.100.1' };
+    expect(judgeReply({ result: 'ok', body: 'external' }, withPeer)).to.deep.equal({
+      outcome: 'wrong-answer',
+      detail: 'connected to (the probe did not say), expected 198.51.100.1',
+    });
+    expect(
+      judgeReply({ result: 'ok', body: 'external', peer: '10.0.0.9' }, withPeer).detail,
+    ).to.equal('connected to 10.0.0.9, expected 198.51.100.1');
   });
 
   it('body with a peer: the right body from another address is a wrong answer', () => {

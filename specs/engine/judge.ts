@@ -17,11 +17,9 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
   if (check.kind === 'not-forwarded' || check.kind === 'refused')
     return judgeNotForwarded(reply, check.kind === 'refused');
   // A non-2xx status is these checks' answer, not a failed request.
-  if (check.kind === 'http-answer' || check.kind === 'health-check') {
-    if (reply.result === 'ok' || (reply.result === 'http-error' && reply.status !== undefined))
-      return check.kind === 'http-answer'
-        ? judgeHttpAnswer(reply, check)
-        : judgeHealth(reply, check);
+  if (reply.result === 'http-error' && reply.status !== undefined) {
+    if (check.kind === 'http-answer') return judgeHttpAnswer(reply, check);
+    if (check.kind === 'health-check') return judgeHealth(reply, check);
   }
   if (reply.result !== 'ok') {
     const why = reply.error ?? (reply.status === undefined ? '' : `HTTP ${reply.status}`);
@@ -97,9 +95,9 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
     case 'same-endpoint':
       return judgeSticky(reply, check);
     case 'http-answer':
+      return judgeHttpAnswer(reply, check);
     case 'health-check':
-      // Answered: judged above; anything else is a failed request, also judged above.
-      return { outcome: Outcome.Error, detail: `unexpected reply ${reply.result}` };
+      return judgeHealth(reply, check);
     case 'measured':
       return { outcome: Outcome.Ok, detail: perfText(reply) };
   }
@@ -154,6 +152,13 @@ function judgeSticky(
   reply: ProbeReply,
   check: Extract<Check, { kind: 'same-endpoint' }>,
 ): { outcome: Outcome; detail: string } {
+  // No connection asked for would pass on nothing: a plan bug, never green.
+  if (check.runs.length === 0 || check.runs.some((n) => n < 1)) {
+    return {
+      outcome: Outcome.Error,
+      detail: `no connections in a run: [${check.runs.join(', ')}]`,
+    };
+  }
   const answers = reply.answers ?? [];
   const total = check.runs.reduce((sum, n) => sum + n, 0);
   if (answers.length !== total) {
@@ -187,13 +192,14 @@ function judgeSticky(
     }
     runs.push(endpoint);
   }
-  const [first, ...later] = runs;
-  const [firstLength = 0, ...laterLengths] = check.runs;
-  const before = `${firstLength} new connection${firstLength === 1 ? '' : 's'} ${firstLength === 1 ? 'answered' : 'all answered'} by ${first ?? '?'}`;
-  const after = later
+  const first = runs[0]!;
+  const firstLength = check.runs[0]!;
+  const before = `${firstLength} new connection${firstLength === 1 ? '' : 's'} ${firstLength === 1 ? 'answered' : 'all answered'} by ${first}`;
+  const after = runs
+    .slice(1)
     .map(
       (e, i) =>
-        `; after the timeout ${laterLengths[i] ?? 0} all by ${e} (${e === first ? 'the same, as it may be' : 'another'})`,
+        `; after the timeout ${check.runs[i + 1]!} all by ${e} (${e === first ? 'the same, as it may be' : 'another'})`,
     )
     .join('');
   return { outcome: Outcome.Ok, detail: `${before}${after}` };
