@@ -58,7 +58,10 @@ describe('judge: the Service-feature checks', () => {
       outcome: 'error',
       detail: 'no connections in a run: []',
     });
-    expect(judgeReply(runOf('a', 'a'), { ...sticky, runs: [2, 0] }).outcome).to.equal('error');
+    expect(judgeReply(runOf('a', 'a'), { ...sticky, runs: [2, 0] })).to.deep.equal({
+      outcome: 'error',
+      detail: 'no connections in a run: [2, 0]',
+    });
     expect(judgeReply(runOf('a'), { ...sticky, runs: [0, 1] }).outcome).to.equal('error');
   });
 

@@ -175,7 +175,8 @@ function judgeSticky(
     const counts = new Map<string, number>();
     for (const a of run) counts.set(a.endpoint, (counts.get(a.endpoint) ?? 0) + 1);
     const seen = [...counts.entries()].sort(([a], [b]) => a.localeCompare(b));
-    const endpoint = seen[0]?.[0] ?? '';
+    // Every run has a connection (checked above): someone answered it.
+    const endpoint = seen[0]![0];
     const which = runs.length === 0 ? '' : ' after the timeout';
     if (seen.length > 1) {
       const spread = seen.map(([name, n]) => `${name} (${n})`).join(', ');
