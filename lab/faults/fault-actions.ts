@@ -270,6 +270,22 @@ export async function prepare(session: FaultSession, action: FaultAction): Promi
         apply: () => api.setPinnedDns(action.node, now),
       };
     }
+    case 'proxy-quirk': {
+      const api = cluster(session);
+      const quirks = api.proxyQuirks(action.node);
+      return {
+        undo: [{ kind: 'proxy-quirks', node: action.node, quirks }],
+        apply: () => api.setProxyQuirks(action.node, [...quirks, action.quirk]),
+      };
+    }
+    case 'bare-cname': {
+      const api = cluster(session);
+      const bare = api.bareCname(action.node);
+      return {
+        undo: [{ kind: 'bare-cname', node: action.node, bare }],
+        apply: () => api.setBareCname(action.node, true),
+      };
+    }
   }
 }
 
@@ -324,6 +340,12 @@ export async function runUndo(session: FaultSession, step: UndoStep): Promise<vo
       return;
     case 'dns-pinned':
       await cluster(session).setPinnedDns(step.node, step.pinned);
+      return;
+    case 'proxy-quirks':
+      await cluster(session).setProxyQuirks(step.node, step.quirks);
+      return;
+    case 'bare-cname':
+      await cluster(session).setBareCname(step.node, step.bare);
       return;
   }
 }

@@ -1,6 +1,7 @@
 /** The shape of a catalogue entry: what a fault needs, what it changes, and which cells it breaks. */
 import type { CniBackend, LabPlan, NodeOs, PlannedNode } from '../plan/lab-plan.ts';
 import type { CellSelector } from './cell-selector.ts';
+import type { KubeProxyQuirk } from '../cluster/control/cluster-state.ts';
 
 /** Which nodes a fault acts on, and what `--node` may name. */
 export type FaultScope =
@@ -69,7 +70,11 @@ export type FaultAction =
   /** The node's kube-proxy never deletes the conntrack entries of gone UDP endpoints. */
   | { kind: 'udp-flows-kept'; node: string }
   /** The node's cluster DNS stays pinned to the DNS endpoints of now, wherever the DNS pods go. */
-  | { kind: 'dns-pinned'; node: string };
+  | { kind: 'dns-pinned'; node: string }
+  /** The node's kube-proxy gets `quirk` wrong (on top of what it already gets wrong). */
+  | { kind: 'proxy-quirk'; node: string; quirk: KubeProxyQuirk }
+  /** The cluster DNS answers the node's pods with an ExternalName's CNAME alone. */
+  | { kind: 'bare-cname'; node: string };
 
 /** The cells that fail while the fault is applied. */
 export interface FaultImpact {

@@ -10,6 +10,7 @@ import { fixturePlan } from '../testing/fixture-plan.ts';
 import { NetnsNodeShell } from '../remote/netns-node-shell.ts';
 import { breakFault, healFaults } from './fault-engine.ts';
 import { FaultError } from './fault-error.ts';
+import type { KubeProxyQuirk } from '../cluster/control/cluster-state.ts';
 import { FaultRecords } from './fault-records.ts';
 import type { FaultSession } from './fault-session.ts';
 
@@ -32,6 +33,8 @@ function fakeSession(dir: string, runner = new RecordingRunner(), upAt = 'up-1')
   const keeping = new Set<string>();
   const flags = new Set<string>();
   const pinned = new Map<string, string[]>();
+  const quirks = new Map<string, KubeProxyQuirk[]>();
+  const bare = new Set<string>();
   const session: FaultSession = {
     plan,
     shell: (node) => new NetnsNodeShell(node, `ns-${node}`, runner),
@@ -71,6 +74,14 @@ function fakeSession(dir: string, runner = new RecordingRunner(), upAt = 'up-1')
         return Promise.resolve();
       },
       clusterDnsEndpoints: () => ['10.244.0.2'],
+      proxyQuirks: (node) => [...(quirks.get(node) ?? [])],
+      setProxyQuirks: (node, list) => Promise.resolve(void quirks.set(node, [...list])),
+      bareCname: (node) => bare.has(node),
+      setBareCname: (node, on) => {
+        if (on) bare.add(node);
+        else bare.delete(node);
+        return Promise.resolve();
+      },
     },
     dns: {
       running: () => Promise.resolve(dns.up),

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FaultError } from './fault-error.ts';
+import type { KubeProxyQuirk } from '../cluster/control/cluster-state.ts';
 
 /** How to revert one change; each step is idempotent so a heal can be retried. */
 export type UndoStep =
@@ -23,7 +24,11 @@ export type UndoStep =
   /** Puts back whether the node was in a fault list of the emulated cluster (node-flag). */
   | { kind: 'node-flag'; flag: 'proxyRestartBroken' | 'keepsUdpFlows'; node: string; on: boolean }
   /** Puts back the DNS endpoints the node was pinned to (none: unpinned). */
-  | { kind: 'dns-pinned'; node: string; pinned?: string[] };
+  | { kind: 'dns-pinned'; node: string; pinned?: string[] }
+  /** Puts back what the node's kube-proxy got wrong before. */
+  | { kind: 'proxy-quirks'; node: string; quirks: KubeProxyQuirk[] }
+  /** Puts back whether the cluster DNS answered the node's pods with CNAMEs alone before. */
+  | { kind: 'bare-cname'; node: string; bare: boolean };
 
 export interface AppliedFault {
   fault: string;

@@ -66,7 +66,9 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
   const matrix =
     driver === undefined || run === undefined
       ? []
-      : expandCells(rows, driver.nodes, run.mesh, run.perf).map((plan) => perfHosted(plan, driver));
+      : expandCells(rows, driver.nodes, run.mesh, run.perf, driver.info).map((plan) =>
+          perfHosted(plan, driver),
+        );
   const cells =
     driver === undefined || run === undefined
       ? []
