@@ -1,6 +1,6 @@
 /** Runs cells' probes with bounded concurrency; retries only cells expected to succeed. */
 import type { LabDriver, Workloads } from '../model/lab-driver.ts';
-import { sendProbe } from '../model/lab-driver.ts';
+import { sendProbeTwice } from '../model/lab-driver.ts';
 import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
 import { judgeReply, verdictOf } from './judge.ts';
@@ -467,16 +467,9 @@ export class CellRunner {
     const took = () => Math.round(performance.now() - started);
     try {
       const timeoutMs = spec.timeoutMs ?? this.settings.timeoutMs;
-      const send = (probe: ProbeSpec) => sendProbe(this.driver, this.workloads, probe, timeoutMs);
-      let reply = await send(spec);
-      if (spec.again !== undefined && reply.result === 'ok') {
-        const first = reply.answers ?? [];
-        await this.#pause(spec.again.afterMs);
-        const second = await send({ ...spec, request: spec.again.request ?? spec.request });
-        const error =
-          second.error === undefined ? {} : { error: `after the pause: ${second.error}` };
-        reply = { ...second, ...error, answers: [...first, ...(second.answers ?? [])] };
-      }
+      const reply = await sendProbeTwice(this.driver, this.workloads, spec, timeoutMs, (ms) =>
+        this.#pause(ms),
+      );
       return { ...judgeReply(reply, spec.check), reply, durationMs: took() };
     } catch (error) {
       if (error instanceof InfrastructureError) {

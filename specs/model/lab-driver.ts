@@ -215,3 +215,23 @@ export function sendProbe(
   if (pod === undefined) throw new Error(`pod ${spec.from} is not deployed`);
   return driver.probeFromPod(pod, spec.request, timeoutMs);
 }
+
+/**
+ * A cell's probe as the matrix makes it: once, and with `again`, a second time after its pause
+ * (`pause` waits it out), the answers of both in one reply.
+ */
+export async function sendProbeTwice(
+  driver: Pick<LabDriver, 'probeFromPod' | 'probeFromOutside' | 'probeFromNode'>,
+  workloads: Workloads,
+  spec: ProbeSpec,
+  timeoutMs: number,
+  pause: (ms: number) => Promise<void>,
+): Promise<ProbeReply> {
+  const first = await sendProbe(driver, workloads, spec, timeoutMs);
+  if (spec.again === undefined || first.result !== 'ok') return first;
+  await pause(spec.again.afterMs);
+  const again = { ...spec, request: spec.again.request ?? spec.request };
+  const second = await sendProbe(driver, workloads, again, timeoutMs);
+  const error = second.error === undefined ? {} : { error: `after the pause: ${second.error}` };
+  return { ...second, ...error, answers: [...(first.answers ?? []), ...(second.answers ?? [])] };
+}

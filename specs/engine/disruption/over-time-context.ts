@@ -1,7 +1,8 @@
 /** What every part of the over-time runner shares: the driver, the settings, the run's workloads. */
 import type { CellResult } from '../../../lab/contracts/results-file.ts';
 import type { ProbeSpec } from '../../model/cell-plan.ts';
-import { sendProbe, type LabDriver, type Workloads } from '../../model/lab-driver.ts';
+import { sendProbeTwice, type LabDriver, type Workloads } from '../../model/lab-driver.ts';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { OverTimeDriver } from '../../model/over-time-driver.ts';
 import { judgeReply } from '../judge.ts';
 import type { Expectation, Profile } from '../profile.ts';
@@ -59,7 +60,9 @@ export async function probeOnce(
   try {
     const workloads = ctx.workloads();
     const built = spec(workloads);
-    const reply = await sendProbe(ctx.driver, workloads, built, ctx.settings.timeoutMs);
+    const timeoutMs = built.timeoutMs ?? ctx.settings.timeoutMs;
+    // As the matrix probes it: twice with a pause where the cell says so (affinity's timeout).
+    const reply = await sendProbeTwice(ctx.driver, workloads, built, timeoutMs, (ms) => delay(ms));
     const judged = judgeReply(reply, built.check);
     return { outcome: judged.outcome, detail: `${built.from}: ${judged.detail}` };
   } catch (error) {
