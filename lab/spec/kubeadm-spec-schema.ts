@@ -65,6 +65,12 @@ export const KubeadmSpecSchema = z
     agnhostImage: imageRef
       .optional()
       .describe('An agnhost image every node imports from the cache; the suite deploys it.'),
+    e2eImages: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Every Linux node imports the images upstream's e2e.test runs (the artifact cache's e2e/images.txt, from build.sh), so `npm run e2e` runs offline.",
+      ),
     /** Attempts of a step whose failure looks transient (SSH drop, apt lock, timeout). */
     retries: z.int().min(1).max(10).default(3),
     versions: ComponentVersionsSchema.prefault({}),
