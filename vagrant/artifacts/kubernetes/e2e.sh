@@ -7,15 +7,18 @@
 # Uses build.sh's SRC, OUT, WORK, KEEP, BIN, MIRROR, SUITE, BASE_PACKAGES, IPTABLES_BACKEND,
 # apt_private, make_image, tiny_root, trim_root, phase, log, die.
 
-E2E_TARGETS=(test/e2e/e2e.test vendor/github.com/onsi/ginkgo/ginkgo test/images/regression-issue-74839)
+E2E_TARGETS=(test/e2e/e2e.test vendor/github.com/onsi/ginkgo/ginkgo)
+# Not built: test/images/regression-issue-74839 of this tree is its version 1.2, which reads its
+# address from POD_IP/POD_IPS; the v1.20.2 spec runs version 1.0 and sets neither, so the server
+# panics "No valid IP found" (seen on a netns kubeadm lab). The spec is left out instead.
 # Every upstream registry an image below comes from is mapped here.
 E2E_REGISTRY=hybrid-lab/e2e
-# Upstream's agnhost image carries dig, nc, ss and curl (test/images/agnhost/Dockerfile): the DNS
-# tests' queriers run dig, the Service tests' exec pods nc; jessie-dnsutils is dig too.
-E2E_PACKAGES=bind9-dnsutils,netcat-openbsd,iproute2
+# Upstream's agnhost image carries dig, nc, ss, curl and busybox's wget (test/images/agnhost/
+# Dockerfile on alpine): the DNS specs' queriers run dig, the Service specs' exec pods nc and wget.
+E2E_PACKAGES=bind9-dnsutils,netcat-openbsd,iproute2,wget
 BUSYBOX_DEB=busybox-static
 
-# Builds e2e.test, ginkgo and the regression-issue-74839 server with upstream's scripts.
+# Builds e2e.test and ginkgo with upstream's scripts.
 e2e_build() {
   local -a env=("$@")
   phase e2e-build
@@ -70,11 +73,11 @@ e2e_root() {
   cp "$SRC/test/images/agnhost/porter/localhost.crt" "$SRC/test/images/agnhost/porter/localhost.key" "$root/"
   mkdir -p "$root/uploads"
   local tool
-  for tool in dig nc ss curl conntrack iptables; do
+  for tool in dig nc ss curl wget conntrack iptables; do
     chroot "$root" sh -c "command -v $tool" >/dev/null || die "the e2e root lacks $tool"
   done
   # shellcheck disable=SC2016 # dpkg-query's format, not shell
-  E2E_ROOT_VERSIONS=$(chroot "$root" dpkg-query -W -f='${Package}=${Version} ' bind9-dnsutils netcat-openbsd iproute2 iptables conntrack curl)
+  E2E_ROOT_VERSIONS=$(chroot "$root" dpkg-query -W -f='${Package}=${Version} ' bind9-dnsutils netcat-openbsd iproute2 wget iptables conntrack curl)
   E2E_ROOT=$root
 }
 
@@ -109,17 +112,12 @@ e2e_images() {
   E2E_REGISTRIES=() E2E_IMAGE_LINES=()
   e2e_root
   e2e_busybox_root
-  local r src="Debian $SUITE minbase and Kubernetes $SRC_VERSION (upstream $K8S_VERSION)"
+  local src="Debian $SUITE minbase and Kubernetes $SRC_VERSION (upstream $K8S_VERSION)"
   e2e_image Agnhost "$E2E_ROOT" '["/agnhost"]' '["pause"]' \
     "agnhost $AGNHOST_VERSION (test/images/agnhost) on $src with dig, nc, ss, curl; no CoreDNS"
   e2e_image JessieDnsutils "$E2E_ROOT" null '["sleep","infinity"]' "dig (bind9-dnsutils) on $src"
   e2e_image DebianIptables "$E2E_ROOT" null '["sleep","infinity"]' "iptables-$IPTABLES_BACKEND and conntrack on $src"
   e2e_image BusyBox "$BUSYBOX_ROOT" null '["sh"]' "busybox $BUSYBOX_VERSION from Debian $BUSYBOX_DEB"
-  r=$WORK/roots/regression-issue-74839
-  tiny_root "$r"
-  install -m 0755 "$BIN/regression-issue-74839" "$r/regression-issue-74839"
-  e2e_image RegressionIssue74839 "$r" '["/regression-issue-74839"]' null \
-    "test/images/regression-issue-74839 of Kubernetes $SRC_VERSION, static"
   e2e_assemble
 }
 
