@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import {
   decodeXml,
@@ -57,5 +58,31 @@ describe('ginkgo JUnit', function () {
       mergeGinkgoCases([[spec('skipped')], [spec('failed')], [spec('skipped')]]),
     ).to.deep.equal([spec('failed')]);
     expect(mergeGinkgoCases([[spec('passed')], [spec('skipped')]])).to.deep.equal([spec('passed')]);
+  });
+});
+
+describe('ginkgo JUnit of a real run', function () {
+  it('reads the excerpt of e2e.test v1.20.2 on a netns kubeadm lab (testdata/junit_e2e_excerpt.xml)', function () {
+    const xml = readFileSync(new URL('testdata/junit_e2e_excerpt.xml', import.meta.url), 'utf8');
+    const cases = parseGinkgoJunit(xml, 'junit_e2e_excerpt.xml');
+    expect(cases.map((c) => [c.name, c.state])).to.deep.equal([
+      [
+        '[sig-network] Networking Granular Checks: Pods should function for intra-pod communication: http [NodeConformance] [Conformance]',
+        'passed',
+      ],
+      [
+        '[sig-network] NetworkPolicy API should support creating NetworkPolicy API operations',
+        'skipped',
+      ],
+      [
+        '[sig-network] Services should implement service.kubernetes.io/service-proxy-name',
+        'failed',
+      ],
+      [
+        '[sig-windows] Services should be able to create a functioning NodePort service for Windows',
+        'skipped',
+      ],
+    ]);
+    expect(cases[2]!.message).to.include('received [/bin/sh: 1: wget: not found]');
   });
 });

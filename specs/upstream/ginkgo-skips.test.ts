@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { ginkgoSkipReasons } from './ginkgo-skips.ts';
 
@@ -43,5 +44,17 @@ describe('ginkgo skip reasons', function () {
 
   it('output without skip blocks gives none', function () {
     expect(ginkgoSkipReasons('•••\nRan 3 of 5000 Specs\n').size).to.equal(0);
+  });
+});
+
+describe('ginkgo skip reasons of a real run', function () {
+  it('joins a spec nested three deep (testdata/skip-block-nested.txt, e2e.test v1.20.2)', function () {
+    const text = readFileSync(new URL('testdata/skip-block-nested.txt', import.meta.url), 'utf8');
+    expect([...ginkgoSkipReasons(text)]).to.deep.equal([
+      [
+        '[sig-windows] Hybrid cluster network for all supported CNIs should have stable networking for Linux and Windows pods',
+        'Only supported for node OS distro [windows] (not debian)',
+      ],
+    ]);
   });
 });
