@@ -30,8 +30,11 @@ export type UpstreamTest = z.infer<typeof UpstreamTestSchema>;
 export const AGREEMENTS = ['agree', 'disagree', 'not-comparable'] as const;
 export type Agreement = (typeof AGREEMENTS)[number];
 
-/** Where both ran: `pass`, `fail` (something red), `none` (skipped, not run, or an expected failure). */
-export const SideVerdictSchema = z.enum(['pass', 'fail', 'none']);
+/**
+ * One side of a cross-check: `pass`; `fail`; `partial` (matrix only: some covered cells red, others
+ * green — a fault on some nodes); `none` (skipped, not run, or an expected failure).
+ */
+export const SideVerdictSchema = z.enum(['pass', 'fail', 'partial', 'none']);
 export type SideVerdict = z.infer<typeof SideVerdictSchema>;
 
 export const CrossCheckRowSchema = z.object({

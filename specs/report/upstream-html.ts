@@ -82,6 +82,7 @@ export function upstreamSectionHtml(report: Report): string {
 const SIDE: Record<SideVerdict, [string, string]> = {
   pass: ['✔', 'pass'],
   fail: ['✘', 'fail'],
+  partial: ['✘ some nodes', 'fail'],
   none: ['–', 'skipped'],
 };
 

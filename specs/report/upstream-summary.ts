@@ -83,7 +83,12 @@ export function upstreamSection(report: Report): string[] {
   return out;
 }
 
-const SIDE: Record<SideVerdict, string> = { pass: '✅', fail: '❌', none: '➖' };
+const SIDE: Record<SideVerdict, string> = {
+  pass: '✅',
+  fail: '❌',
+  partial: '❌ some nodes',
+  none: '➖',
+};
 const AGREEMENT = {
   agree: 'agree',
   disagree: '❗ **DISAGREE**',
@@ -95,7 +100,7 @@ function crossCheckTable(rows: readonly CrossCheckRow[]): string[] {
   return [
     '### Cross-check: upstream beside the matrix',
     '',
-    'Each upstream spec beside the matrix rows it covers (➖: skipped, not run or a known limit on that side).',
+    'Each upstream spec beside the matrix rows it covers (➖: skipped, not run or a known limit on that side). Upstream probes from one pod, the matrix from every node: red on some nodes agrees with an upstream failure and is not compared with an upstream pass.',
     '',
     '| upstream spec | upstream | matrix rows | matrix | |',
     '|---|:---:|---|:---:|---|',

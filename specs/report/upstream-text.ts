@@ -33,7 +33,9 @@ export function disagreementLine(row: CrossCheckRow): string {
 }
 
 export function sideWord(side: SideVerdict): string {
-  return { pass: 'PASSED', fail: 'FAILED', none: 'did not judge' }[side];
+  return { pass: 'PASSED', fail: 'FAILED', partial: 'FAILED on some nodes', none: 'did not judge' }[
+    side
+  ];
 }
 
 /** Tests of one verdict, in name order. */

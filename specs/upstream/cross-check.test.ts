@@ -46,9 +46,27 @@ describe('cross-check', function () {
     });
   });
 
-  it('one red cell of the covered rows makes the matrix side red: both red agree', function () {
+  it('red on some nodes is partial, and agrees with an upstream failure', function () {
     const [row] = crossCheck([ENTRY], [test('fail')], [cell('cp1', 'pass'), cell('lin1', 'fail')]);
+    expect(row).to.deep.include({ matrix: 'partial', agreement: 'agree', cells: [] });
+  });
+
+  it('red on every node agrees with an upstream failure', function () {
+    const [row] = crossCheck(
+      [ENTRY],
+      [test('fail')],
+      [cell('cp1', 'fail'), cell('lin1', 'infra-error')],
+    );
     expect(row).to.deep.include({ matrix: 'fail', agreement: 'agree' });
+  });
+
+  it('red on some nodes is not compared with an upstream pass: its one client may sit on a healthy node', function () {
+    const [row] = crossCheck([ENTRY], [test('pass')], [cell('cp1', 'pass'), cell('lin1', 'fail')]);
+    expect(row).to.deep.include({
+      upstream: 'pass',
+      matrix: 'partial',
+      agreement: 'not-comparable',
+    });
   });
 
   it('upstream red and the matrix green disagree, naming the cells that passed', function () {
@@ -64,15 +82,18 @@ describe('cross-check', function () {
     });
   });
 
-  it('upstream green and a red matrix cell disagree, naming the red cell', function () {
+  it('upstream green and the matrix red on every node disagree, naming the red cells', function () {
     const [row] = crossCheck(
       [ENTRY],
       [test('pass')],
-      [cell('cp1', 'pass'), cell('lin2', 'unexpected-pass')],
+      [cell('cp1', 'fail'), cell('lin2', 'unexpected-pass')],
     );
     expect(row).to.deep.include({
       agreement: 'disagree',
-      cells: ['pod-to-service-udp/linux-to-linux/lin2/cluster-ip'],
+      cells: [
+        'pod-to-service-udp/linux-to-linux/cp1/cluster-ip',
+        'pod-to-service-udp/linux-to-linux/lin2/cluster-ip',
+      ],
     });
   });
 

@@ -21,14 +21,22 @@ export function upstreamSide(test: UpstreamTest | undefined): SideVerdict {
   return isRed(test.verdict) ? 'fail' : 'none';
 }
 
-/** fail when any covered cell is red; pass when none is and one passed; else none. */
+/** pass when every judged cell passed, fail when every one is red, partial when both; else none. */
 export function matrixSide(cells: readonly CellResult[]): SideVerdict {
-  if (cells.some((c) => isRed(c.verdict))) return 'fail';
-  return cells.some((c) => c.verdict === 'pass') ? 'pass' : 'none';
+  const red = cells.some((c) => isRed(c.verdict));
+  const green = cells.some((c) => c.verdict === 'pass');
+  if (red) return green ? 'partial' : 'fail';
+  return green ? 'pass' : 'none';
 }
 
+/**
+ * An upstream spec probes from one client pod, the matrix from every node: a failure on some
+ * nodes only agrees with an upstream failure, and says nothing against an upstream pass (its
+ * client may have sat on a healthy node).
+ */
 function agreementOf(upstream: SideVerdict, matrix: SideVerdict): Agreement {
   if (upstream === 'none' || matrix === 'none') return 'not-comparable';
+  if (matrix === 'partial') return upstream === 'fail' ? 'agree' : 'not-comparable';
   return upstream === matrix ? 'agree' : 'disagree';
 }
 
@@ -53,7 +61,7 @@ export function crossCheck(
     const named =
       agreement !== 'disagree'
         ? []
-        : covered.filter((c) => (matrix === 'fail' ? isRed(c.verdict) : c.verdict === 'pass'));
+        : covered.filter((c) => (matrix === 'pass' ? c.verdict === 'pass' : isRed(c.verdict)));
     rows.push({
       test: entry.test,
       upstream,
