@@ -43,6 +43,7 @@ async function main(): Promise<number> {
     given: {
       ...(settings.focus === undefined ? {} : { focus: settings.focus }),
       ...(settings.skip === undefined ? {} : { skip: settings.skip }),
+      ...(settings.crossChecked === true ? { crossChecked: true } : {}),
     },
     nodes: settings.nodes,
     timeoutMs: settings.timeoutMs,

@@ -15,7 +15,11 @@ import {
   PRE_CHECK_URL,
   type StandInCounts,
 } from './internet-check-stand-in.ts';
-import { selectionFor, type UpstreamCatalogue } from './upstream-catalogue.ts';
+import {
+  selectionFor,
+  type SelectionRequest,
+  type UpstreamCatalogue,
+} from './upstream-catalogue.ts';
 import { judgeUpstream } from './upstream-verdicts.ts';
 
 /** Why an emulated lab gets no upstream run. */
@@ -31,7 +35,7 @@ export interface E2eRunOptions {
   /** `<results>/e2e`: emptied, then e2e.log and e2e.test's JUnit files. */
   rawDir: string;
   catalogue: UpstreamCatalogue;
-  given: { focus?: string; skip?: string };
+  given: SelectionRequest;
   /** Parallel ginkgo nodes. */
   nodes: number;
   timeoutMs: number;

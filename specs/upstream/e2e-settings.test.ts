@@ -20,6 +20,10 @@ describe('e2e settings', function () {
     ).to.deep.equal({ lab: 'k35', focus: 'Conntrack', skip: '', nodes: 3, timeoutMs: 600_000 });
   });
 
+  it('--cross-checked asks for the cross-check specs only', function () {
+    expect(e2eSettings(['--cross-checked'], {})).to.deep.include({ crossChecked: true });
+  });
+
   const bad: [string, string[], NodeJS.ProcessEnv, RegExp][] = [
     [
       'a word for --nodes',

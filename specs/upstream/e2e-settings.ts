@@ -12,6 +12,8 @@ export const E2E_ARGS = {
     skip: { type: 'string' },
     /** Parallel ginkgo nodes. */
     nodes: { type: 'string' },
+    /** Only the specs the cross-check pairs with matrix rows (CI's short run). */
+    'cross-checked': { type: 'boolean' },
   },
   allowPositionals: false,
 } as const;
@@ -23,6 +25,7 @@ export interface E2eSettings {
   lab?: string;
   focus?: string;
   skip?: string;
+  crossChecked?: boolean;
   nodes: number;
   timeoutMs: number;
 }
@@ -58,7 +61,7 @@ export function e2eSettings(argv: readonly string[], env: NodeJS.ProcessEnv): E2
     values = parseArgs({ ...E2E_ARGS, args: [...argv] }).values;
   } catch (error) {
     throw new E2eSettingsError(`npm run e2e: ${(error as Error).message}`, {
-      hint: 'usage: npm run e2e [-- --lab NAME] [--focus REGEX] [--skip REGEX] [--nodes N]',
+      hint: 'usage: npm run e2e [-- --lab NAME] [--focus REGEX | --cross-checked] [--skip REGEX] [--nodes N]',
     });
   }
   const nodes = values.nodes ?? env.E2E_NODES;
@@ -67,6 +70,7 @@ export function e2eSettings(argv: readonly string[], env: NodeJS.ProcessEnv): E2
     ...(values.lab === undefined ? {} : { lab: values.lab }),
     ...(values.focus === undefined ? {} : { focus: regex(values.focus, '--focus') }),
     ...(values.skip === undefined ? {} : { skip: regex(values.skip, '--skip') }),
+    ...(values['cross-checked'] === true ? { crossChecked: true } : {}),
     nodes:
       nodes === undefined
         ? DEFAULT_E2E_NODES

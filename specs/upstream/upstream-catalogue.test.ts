@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import {
   knownLimitReason,
   leftOutReason,
+  literal,
   loadUpstreamCatalogue,
   parseUpstreamCatalogue,
   selectionFor,
@@ -89,5 +90,31 @@ describe('upstream catalogue', function () {
     expect(knownLimitReason(catalogue, `${limit} `, { clusterDns: 'hl-cluster-dns' })).to.equal(
       undefined,
     );
+  });
+
+  it('literal() matches a spec name and nothing else, brackets and parentheses included', function () {
+    const name =
+      '[sig-network] Networking Granular Checks: Services should function for pod-Service(hostNetwork): udp';
+    const re = new RegExp(`${literal(name)}$`);
+    expect(re.test(`[Top Level] ${name}`)).to.equal(true);
+    expect(re.test(name.replace('(hostNetwork)', 'hostNetwork'))).to.equal(false);
+    expect(re.test(`${name} [Slow]`)).to.equal(false);
+  });
+
+  it('the cross-checked selection is not the default focus, and keeps the left-out list', function () {
+    const catalogue = parseUpstreamCatalogue(
+      MINIMAL.replace(
+        'crossCheck: []',
+        "crossCheck:\n  - { test: '[sig-network] DNS should x [Conformance]', rows: [dns/fqdn/linux] }",
+      ),
+      'x.yaml',
+    );
+    expect(
+      selectionFor(catalogue, { clusterDns: 'coredns' }, { crossChecked: true }),
+    ).to.deep.equal({
+      focus: '(\\[sig-network\\] DNS should x \\[Conformance\\]$)',
+      skip: '(\\[Serial\\])',
+      defaultFocus: false,
+    });
   });
 });

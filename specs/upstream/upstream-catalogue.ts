@@ -107,19 +107,36 @@ export interface Selection {
   defaultFocus: boolean;
 }
 
+/** `text` as a regular expression matching it literally (in Go's RE2 and JavaScript alike). */
+export function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** What a run asks for: its own focus or skip, or only the specs the cross-check pairs with rows. */
+export interface SelectionRequest {
+  focus?: string;
+  skip?: string;
+  /** Focus on exactly the catalogue's cross-check specs (CI's short run). */
+  crossChecked?: boolean;
+}
+
 /** The selection of a run on `lab`; `--focus` and `--skip` replace the defaults they name. */
 export function selectionFor(
   catalogue: UpstreamCatalogue,
   lab: LabTraits,
-  given: { focus?: string; skip?: string } = {},
+  given: SelectionRequest = {},
 ): Selection {
   const either = (patterns: string[]) => patterns.map((p) => `(${p})`).join('|');
+  // ginkgo matches `[Top Level] <name>`: anchored at the end only.
+  const crossChecked = either(catalogue.crossCheck.map((c) => `${literal(c.test)}$`));
   return {
-    focus: given.focus ?? either(catalogue.focus.map((f) => f.pattern)),
+    focus:
+      given.focus ??
+      (given.crossChecked === true ? crossChecked : either(catalogue.focus.map((f) => f.pattern))),
     skip:
       given.skip ??
       either(catalogue.leftOut.filter((l) => applies(l.when, lab)).map((l) => l.pattern)),
-    defaultFocus: given.focus === undefined,
+    defaultFocus: given.focus === undefined && given.crossChecked !== true,
   };
 }
 
