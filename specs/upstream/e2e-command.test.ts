@@ -13,6 +13,7 @@ const INPUT: E2eCommandInput = {
   timeoutMs: 30 * 60_000,
   dnsDomain: 'cluster.local',
   windowsNodes: false,
+  nodeCount: 3,
 };
 
 describe('e2e command', function () {
@@ -33,6 +34,7 @@ describe('e2e command', function () {
       '--report-dir=/work/test-results/e2e',
       '--report-prefix=e2e_',
       '--dns-domain=cluster.local',
+      '--num-nodes=3',
     ]);
     expect(command.env).to.deep.equal({ KUBE_TEST_REPO_LIST: '/cache/e2e/repo-list.yaml' });
   });
@@ -43,9 +45,11 @@ describe('e2e command', function () {
       repoList: undefined,
       windowsNodes: true,
       timeoutMs: 90_001,
+      nodeCount: undefined,
     });
     expect(command.env).to.deep.equal({});
     expect(command.args).to.include('--node-os-distro=windows');
     expect(command.args).to.include('-timeout=2m');
+    expect(command.args.filter((a) => a.startsWith('--num-nodes'))).to.deep.equal([]);
   });
 });

@@ -20,6 +20,12 @@ export interface E2eCommandInput {
   dnsDomain: string;
   /** A lab with Windows nodes runs with --node-os-distro=windows, as test/e2e/windows/README.md says. */
   windowsNodes: boolean;
+  /**
+   * The lab's node count, as --num-nodes. e2e.test counts the nodes itself only on the first
+   * parallel node; the others keep -1 and skip every spec that needs two ("Requires at least 2
+   * nodes (not -1)", seen with two ginkgo nodes), so a known count is always passed.
+   */
+  nodeCount: number | undefined;
 }
 
 export interface E2eCommand {
@@ -49,6 +55,7 @@ export function e2eCommand(input: E2eCommandInput): E2eCommand {
       `--report-prefix=${RAW_JUNIT_PREFIX}`,
       `--dns-domain=${input.dnsDomain}`,
       ...(input.windowsNodes ? ['--node-os-distro=windows'] : []),
+      ...(input.nodeCount === undefined ? [] : [`--num-nodes=${input.nodeCount}`]),
     ],
     env: input.repoList === undefined ? {} : { KUBE_TEST_REPO_LIST: input.repoList },
   };

@@ -24,6 +24,8 @@ export interface E2eLab {
   kubernetesVersion: string;
   dnsDomain: string;
   windowsNodes: boolean;
+  /** How many nodes the lab has; unknown for a cluster the harness did not make. */
+  nodeCount: number | undefined;
   /** The lab's own networks (nodes, pods, Services): e2e.test reaches them directly, never through a proxy. */
   networks: string[];
   /** Whether the nodes hold the e2e images (kubeadm.e2eImages): then KUBE_TEST_REPO_LIST maps to them. */
@@ -51,6 +53,7 @@ export function resolveE2eLab(env: NodeJS.ProcessEnv, explicit?: string): E2eLab
       kubernetesVersion: vee(env.E2E_KUBERNETES_VERSION ?? '1.20.2'),
       dnsDomain: 'cluster.local',
       windowsNodes: false,
+      nodeCount: undefined,
       networks: [],
       e2eImages: false,
       traits: { clusterDns: 'coredns' },
@@ -83,6 +86,7 @@ export function resolveE2eLab(env: NodeJS.ProcessEnv, explicit?: string): E2eLab
     kubernetesVersion: vee(plan.kubernetes.version),
     dnsDomain: plan.kubernetes.dnsDomain,
     windowsNodes: plan.nodes.some((n) => n.os === 'windows'),
+    nodeCount: plan.provider === 'existing' ? undefined : plan.nodes.length,
     networks: [plan.network.cidr, plan.kubernetes.podCIDR, plan.kubernetes.serviceCIDR],
     e2eImages: settings?.kubeadm.e2eImages ?? false,
     traits: { clusterDns: settings?.kubeadm.clusterDns ?? 'coredns' },

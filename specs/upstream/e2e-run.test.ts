@@ -45,6 +45,7 @@ function lab(patch: Partial<E2eLab> = {}): E2eLab {
     kubernetesVersion: 'v1.20.2',
     dnsDomain: 'cluster.local',
     windowsNodes: false,
+    nodeCount: 3,
     networks: ['192.168.200.0/24'],
     e2eImages: true,
     traits: { clusterDns: 'hl-cluster-dns' },

@@ -91,6 +91,7 @@ export async function runE2e(options: E2eRunOptions): Promise<UpstreamRun> {
     timeoutMs: options.timeoutMs,
     dnsDomain: lab.dnsDomain,
     windowsNodes: lab.windowsNodes,
+    nodeCount: lab.nodeCount,
   });
   options.say(`e2e.test on ${lab.name}: ${options.nodes} ginkgo node(s), log ${log}`);
   await using standIn = await InternetCheckStandIn.start();
