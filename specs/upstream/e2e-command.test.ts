@@ -8,7 +8,7 @@ const INPUT: E2eCommandInput = {
   kubeconfig: '/work/.lab/k35/kubeconfig',
   reportDir: '/work/test-results/e2e',
   repoList: '/cache/e2e/repo-list.yaml',
-  selection: { focus: '(Granular)|(DNS should)', skip: '(\\[Serial\\])', defaultFocus: true },
+  selection: { focus: '(Granular)|(DNS should)', skip: '(\\[Serial\\])', focusKind: 'default' },
   nodes: 2,
   timeoutMs: 30 * 60_000,
   dnsDomain: 'cluster.local',

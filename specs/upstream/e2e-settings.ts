@@ -18,7 +18,7 @@ export const E2E_ARGS = {
   allowPositionals: false,
 } as const;
 
-export const DEFAULT_E2E_NODES = 2;
+export const DEFAULT_E2E_NODES = 3;
 export const DEFAULT_E2E_TIMEOUT_MS = 30 * 60_000;
 
 export interface E2eSettings {

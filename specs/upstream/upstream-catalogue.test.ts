@@ -60,7 +60,7 @@ describe('upstream catalogue', function () {
     expect(stand).to.deep.equal({
       focus: '(Granular)|(DNS should)',
       skip: '(\\[Serial\\])|(for services)',
-      defaultFocus: true,
+      focusKind: 'default',
     });
     const core = selectionFor(catalogue, { clusterDns: 'coredns' });
     expect(core.skip).to.equal('(\\[Serial\\])');
@@ -72,7 +72,7 @@ describe('upstream catalogue', function () {
     expect(selectionFor(catalogue, lab, { focus: 'Conntrack' })).to.deep.equal({
       focus: 'Conntrack',
       skip: '(\\[Serial\\])',
-      defaultFocus: false,
+      focusKind: 'given',
     });
     expect(selectionFor(catalogue, lab, { skip: '' }).skip).to.equal('');
   });
@@ -114,7 +114,7 @@ describe('upstream catalogue', function () {
     ).to.deep.equal({
       focus: '(\\[sig-network\\] DNS should x \\[Conformance\\]$)',
       skip: '(\\[Serial\\])',
-      defaultFocus: false,
+      focusKind: 'cross-checked',
     });
   });
 });

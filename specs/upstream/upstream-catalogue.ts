@@ -103,8 +103,8 @@ const applies = (when: { clusterDns: string } | undefined, lab: LabTraits): bool
 export interface Selection {
   focus: string;
   skip: string;
-  /** True when the focus is the catalogue's default. */
-  defaultFocus: boolean;
+  /** Whose focus: the catalogue's default, its cross-check specs, or the user's `--focus`. */
+  focusKind: 'default' | 'cross-checked' | 'given';
 }
 
 /** `text` as a regular expression matching it literally (in Go's RE2 and JavaScript alike). */
@@ -136,7 +136,12 @@ export function selectionFor(
     skip:
       given.skip ??
       either(catalogue.leftOut.filter((l) => applies(l.when, lab)).map((l) => l.pattern)),
-    defaultFocus: given.focus === undefined && given.crossChecked !== true,
+    focusKind:
+      given.focus !== undefined
+        ? 'given'
+        : given.crossChecked === true
+          ? 'cross-checked'
+          : 'default',
   };
 }
 

@@ -113,16 +113,25 @@ describe('upstream verdicts', function () {
         c('[sig-storage] Volumes should mount', 'skipped'),
         c('[sig-apps] Deployment should roll', 'failed', 'boom'),
       ],
-      { selection: { focus: 'Deployment', skip: '', defaultFocus: false } },
+      { selection: { focus: 'Deployment', skip: '', focusKind: 'given' } },
     );
     expect(tests.map((t) => [t.name, t.verdict])).to.deep.equal([
       ['[sig-apps] Deployment should roll', 'fail'],
     ]);
   });
 
+  it('a cross-checked run says so of the specs it did not choose', function () {
+    const tests = judge([c('[sig-network] DNS should x', 'skipped')], {
+      selection: { focus: 'Granular', skip: '', focusKind: 'cross-checked' },
+    });
+    expect(tests[0]!.reason).to.equal(
+      'not in the cross-checked run (--cross-checked: only the specs paired with matrix rows)',
+    );
+  });
+
   it('a user focus names itself as the reason a spec did not run', function () {
     const tests = judge([c('[sig-network] DNS should x', 'skipped')], {
-      selection: { focus: 'Granular', skip: '', defaultFocus: false },
+      selection: { focus: 'Granular', skip: '', focusKind: 'given' },
     });
     expect(tests[0]!.reason).to.equal('not in --focus Granular');
   });

@@ -84,9 +84,14 @@ function skipReason(input: JudgeInput, name: string, chosen: (n: string) => bool
     const why = leftOutReason(input.catalogue, name, input.lab);
     return why === undefined ? `left out by --skip ${selection.skip}` : `left out: ${why}`;
   }
-  return selection.defaultFocus
-    ? 'not in the default focus (not a data-plane spec); run it with --focus'
-    : `not in --focus ${selection.focus}`;
+  switch (selection.focusKind) {
+    case 'default':
+      return 'not in the default focus (not a data-plane spec); run it with --focus';
+    case 'cross-checked':
+      return 'not in the cross-checked run (--cross-checked: only the specs paired with matrix rows)';
+    case 'given':
+      return `not in --focus ${selection.focus}`;
+  }
 }
 
 function shorten(text: string): string {
