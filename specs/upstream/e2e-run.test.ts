@@ -6,6 +6,7 @@ import type { BackgroundProcess, RunResult } from '../../lab/exec/command-runner
 import { RecordingRunner } from '../../lab/testing/recording-runner.ts';
 import { E2E_ARTIFACTS } from '../../lab/provision/artifact-catalogue.ts';
 import type { E2eLab } from './e2e-lab.ts';
+import { FAILED_WITHOUT_JUNIT } from './e2e-outcome.ts';
 import { EMULATED_REASON, runE2e, type E2eRunOptions } from './e2e-run.ts';
 import { parseUpstreamCatalogue } from './upstream-catalogue.ts';
 
@@ -168,6 +169,59 @@ describe('e2e run', function () {
       reason: 'e2e.test did not finish: test timed out after 30m0s',
     });
     expect(run.totals.passed).to.equal(1);
+  });
+
+  it('a run ginkgo stopped before any JUnit still reports what finished, and what never did', async function () {
+    const spec = (what: string) =>
+      `[sig-network] Networking Granular Checks: Services should function for ${what}`;
+    const runner = new FakeGinkgo((_dir, log) => {
+      writeFileSync(
+        log,
+        [
+          `{"msg":"PASSED ${spec('pod-Service: http')}","total":-1}`,
+          `[2] {"msg":"FAILED ${spec('pod-Service: udp')}","total":-1}`,
+          '|  Ginkgo timed out waiting for all parallel nodes to report back!  |',
+        ].join('\n'),
+      );
+      return 1;
+    });
+    // The dry run: e2e.test's JUnit lists the specs it would choose as passed.
+    runner.on(/--ginkgo\.dryRun/, (call) => {
+      const dir = call.args
+        .find((a) => a.startsWith('--report-dir='))!
+        .slice('--report-dir='.length);
+      mkdirSync(dir, { recursive: true });
+      const cases = ['pod-Service: http', 'pod-Service: udp', 'node-Service: http']
+        .map((w) => `<testcase name="${spec(w)}" classname="x" time="0"></testcase>`)
+        .concat(
+          '<testcase name="[sig-network] Services should create a LoadBalancer" classname="x" time="0"><skipped></skipped></testcase>',
+        );
+      writeFileSync(join(dir, 'junit_dry_01.xml'), `<testsuite>${cases.join('')}</testsuite>`);
+      return { exitCode: 0 };
+    });
+    const run = await runE2e(options(runner));
+    expect(run.status).to.equal('infra-error');
+    expect(run.reason).to.equal(
+      'e2e.test wrote no JUnit (ginkgo exit 1, ginkgo timed out (its -timeout) waiting for its parallel nodes): the verdicts of the 2 specs that finished come from its progress lines; 1 never finished',
+    );
+    expect(
+      run.tests.map((t) => [t.name, t.verdict, t.selected, t.reason ?? t.message]),
+    ).to.deep.equal([
+      [
+        spec('node-Service: http'),
+        'skipped',
+        true,
+        'not run: e2e.test stopped before it finished (ginkgo timed out (its -timeout) waiting for its parallel nodes)',
+      ],
+      [spec('pod-Service: http'), 'pass', true, undefined],
+      [spec('pod-Service: udp'), 'fail', true, FAILED_WITHOUT_JUNIT],
+      [
+        '[sig-network] Services should create a LoadBalancer',
+        'skipped',
+        false,
+        'left out: no cloud',
+      ],
+    ]);
   });
 
   it('existing clusters without the lab`s images keep upstream`s image names', async function () {

@@ -2,14 +2,14 @@
  * Runs upstream's e2e.test against a lab through ginkgo and judges it: the run's own files go to
  * `<results>/e2e/` (e2e.log, e2e.test's JUnit), the verdicts into an UpstreamRun.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandRunner } from '../../lab/exec/command-runner.ts';
 import { upstreamTotals, type UpstreamRun } from '../../lab/contracts/upstream-results.ts';
-import { e2eCommand, RAW_JUNIT_PREFIX } from './e2e-command.ts';
+import { e2eCommand } from './e2e-command.ts';
 import { e2eTools, type E2eLab } from './e2e-lab.ts';
-import { mergeGinkgoCases, parseGinkgoJunit } from './ginkgo-junit.ts';
-import { ginkgoSkipReasons } from './ginkgo-skips.ts';
+import { judgeOutcome } from './e2e-outcome.ts';
+import { parseGinkgoJunit, type GinkgoCase } from './ginkgo-junit.ts';
 import {
   InternetCheckStandIn,
   PRE_CHECK_URL,
@@ -17,10 +17,10 @@ import {
 } from './internet-check-stand-in.ts';
 import {
   selectionFor,
+  type Selection,
   type SelectionRequest,
   type UpstreamCatalogue,
 } from './upstream-catalogue.ts';
-import { judgeUpstream } from './upstream-verdicts.ts';
 
 /** Why an emulated lab gets no upstream run. */
 export const EMULATED_REASON =
@@ -55,6 +55,33 @@ export function standInNote(counts: StandInCounts): string {
     `offline: e2e.test's own Internet pre-check (GET ${PRE_CHECK_URL} from the e2e.test process, not from the cluster; ` +
     `the BeforeEach of [sig-network] Networking) was answered ${counts.answered} time(s) by hybrid-lab's stand-in; ${refused}`
   );
+}
+
+/**
+ * The specs the run will choose, from e2e.test's dry run (its JUnit marks them passed): what a run
+ * stopped before writing its own JUnit still accounts for. Undefined when the dry run fails.
+ */
+async function planRun(
+  runner: CommandRunner,
+  e2eTest: string,
+  selection: Selection,
+  dir: string,
+): Promise<GinkgoCase[] | undefined> {
+  const result = await runner.run(
+    e2eTest,
+    [
+      '--ginkgo.dryRun',
+      '--ginkgo.noColor',
+      `--ginkgo.focus=${selection.focus}`,
+      `--ginkgo.skip=${selection.skip}`,
+      `--report-dir=${dir}`,
+      '--report-prefix=dry_',
+    ],
+    { check: false, timeoutMs: 120_000 },
+  );
+  const file = join(dir, 'junit_dry_01.xml');
+  if (result.exitCode !== 0 || !existsSync(file)) return undefined;
+  return parseGinkgoJunit(readFileSync(file, 'utf8'), file);
 }
 
 /** The e2e.test log of a run in `rawDir`. */
@@ -93,7 +120,10 @@ export async function runE2e(options: E2eRunOptions): Promise<UpstreamRun> {
     windowsNodes: lab.windowsNodes,
     nodeCount: lab.nodeCount,
   });
-  options.say(`e2e.test on ${lab.name}: ${options.nodes} ginkgo node(s), log ${log}`);
+  const planned = await planRun(options.runner, tools.e2eTest, selection, join(rawDir, 'dry-run'));
+  options.say(
+    `e2e.test on ${lab.name}: ${planned === undefined ? 'its' : planned.filter((c) => c.state === 'passed').length} chosen specs, ${options.nodes} ginkgo node(s), log ${log}`,
+  );
   await using standIn = await InternetCheckStandIn.start();
   const proc = await options.runner.spawn(command.file, command.args, {
     logFile: log,
@@ -117,41 +147,15 @@ export async function runE2e(options: E2eRunOptions): Promise<UpstreamRun> {
   const notes = [standInNote(standIn.counts)];
   options.signal?.removeEventListener('abort', onAbort);
   const finishedAt = now().toISOString();
-  const output = existsSync(log) ? readFileSync(log, 'utf8') : '';
-  const files = readdirSync(rawDir).filter((f) =>
-    new RegExp(`^junit_${RAW_JUNIT_PREFIX}\\d+\\.xml$`).test(f),
-  );
-  if (files.length === 0) {
-    const tail = output.trim().split('\n').slice(-8).join(' | ');
-    return {
-      ...base,
-      ...empty,
-      finishedAt,
-      status: 'infra-error',
-      notes,
-      reason: `e2e.test wrote no JUnit (ginkgo exit ${exited.exitCode}${stopped === undefined ? '' : `, ${stopped}`}): ${tail}`,
-    };
-  }
-  const cases = mergeGinkgoCases(
-    files.map((f) => parseGinkgoJunit(readFileSync(join(rawDir, f), 'utf8'), f)),
-  );
-  const tests = judgeUpstream({
-    cases,
-    skipReasons: ginkgoSkipReasons(output),
+  const outcome = judgeOutcome({
+    rawDir,
+    output: existsSync(log) ? readFileSync(log, 'utf8') : '',
+    planned,
+    exitCode: exited.exitCode,
+    stopped,
     catalogue,
     selection,
     lab: lab.traits,
   });
-  // ginkgo's -timeout reaches e2e.test as -test.timeout, which panics when it expires.
-  const broken =
-    stopped ?? /^panic: test timed out after \S+/m.exec(output)?.[0].replace(/^panic: /, '');
-  return {
-    ...base,
-    finishedAt,
-    status: broken === undefined ? 'ran' : 'infra-error',
-    notes,
-    ...(broken === undefined ? {} : { reason: `e2e.test did not finish: ${broken}` }),
-    tests,
-    totals: upstreamTotals(tests),
-  };
+  return { ...base, finishedAt, notes, ...outcome, totals: upstreamTotals(outcome.tests) };
 }

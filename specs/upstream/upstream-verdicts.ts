@@ -25,6 +25,8 @@ export interface JudgeInput {
   catalogue: UpstreamCatalogue;
   selection: Selection;
   lab: LabTraits;
+  /** Chosen specs a stopped run never finished, and why it stopped. */
+  unfinished?: { names: ReadonlySet<string>; why: string };
 }
 
 /** One verdict per spec, in name order; suite hook failures become infra errors. */
@@ -63,7 +65,10 @@ export function judgeUpstream(input: JudgeInput): UpstreamTest[] {
           : { ...base, verdict: 'expected-failure', reason: limit, message },
       );
     } else {
-      const selected = chosen(c.name) || input.skipReasons.has(c.name);
+      const selected =
+        chosen(c.name) ||
+        input.skipReasons.has(c.name) ||
+        input.unfinished?.names.has(c.name) === true;
       tests.push({
         ...base,
         selected,
@@ -76,6 +81,9 @@ export function judgeUpstream(input: JudgeInput): UpstreamTest[] {
 }
 
 function skipReason(input: JudgeInput, name: string, chosen: (n: string) => boolean): string {
+  if (input.unfinished?.names.has(name) === true) {
+    return `not run: e2e.test stopped before it finished (${input.unfinished.why})`;
+  }
   const printed = input.skipReasons.get(name);
   if (printed !== undefined) return `skipped by e2e.test: ${printed}`;
   if (chosen(name)) return SKIPPED_AT_RUN_TIME;
