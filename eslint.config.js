@@ -5,7 +5,8 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['node_modules/', '.lab/', 'test-results/'] },
+  // .stryker-tmp: a mutation run's sandbox, a copy of the tree while it runs.
+  { ignores: ['node_modules/', '.lab/', 'test-results/', '.stryker-tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

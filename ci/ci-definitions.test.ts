@@ -109,6 +109,20 @@ describe('ci/github/nightly.yml', () => {
     }
   });
 
+  it('runs every mutant in its own job, as root in a privileged container, and keeps the report', () => {
+    const mutation = jobs.mutation!;
+    const runs = (mutation.steps as Yaml[]).map((s) => str(s.run)).join('\n');
+    expect(runs).to.match(/npm run mutation -- --full/);
+    expect((mutation.container as Yaml).options).to.equal('--privileged');
+    const upload = (mutation.steps as Yaml[]).find((s) =>
+      str(s.uses).startsWith('actions/upload-artifact@'),
+    );
+    expect(upload?.if).to.equal('always()');
+    expect((upload?.with as Yaml).path).to.equal('test-results/mutation');
+    // The trend job reads every nightly-* artifact as a preset's results.
+    expect(String((upload?.with as Yaml).name)).to.not.match(/^nightly-/);
+  });
+
   it('keeps one history across presets in the trend job', () => {
     const runs = (jobs.trend!.steps as Yaml[]).map((s) => str(s.run)).join('\n');
     expect(runs).to.contain('lab -- history add');
@@ -134,18 +148,32 @@ describe('ci/prow/periodics.yaml', () => {
     }
   });
 
-  it('runs ci/periodic.sh on existing presets', () => {
-    for (const job of periodics) {
-      const container = ((job.spec as Yaml).containers as Yaml[])[0]!;
-      const line = [
-        ...(container.command as string[]),
-        ...((container.args as string[] | undefined) ?? []),
-      ].join(' ');
+  const commandLine = (job: Yaml): string => {
+    const container = ((job.spec as Yaml).containers as Yaml[])[0]!;
+    return [
+      ...(container.command as string[]),
+      ...((container.args as string[] | undefined) ?? []),
+    ].join(' ');
+  };
+  const mutation = periodics.filter((job) => commandLine(job).includes('npm run mutation'));
+
+  it('runs ci/periodic.sh on existing presets (every job but the mutation one)', () => {
+    const conformance = periodics.filter((job) => !mutation.includes(job));
+    expect(conformance.length).to.be.greaterThan(0);
+    for (const job of conformance) {
+      const line = commandLine(job);
       const scripts = scriptsIn(line);
       expect(scripts, String(job.name)).to.include('ci/periodic.sh');
       for (const script of scripts) expectRunnable(script);
       const preset = /ci\/periodic\.sh\s+([\w.-]+)/.exec(line)?.[1];
       expectPreset(preset ?? '');
     }
+  });
+
+  it('runs every mutant in one job and keeps the report with the artifacts, whatever the exit', () => {
+    expect(mutation.map((job) => job.name)).to.deep.equal(['ci-hybrid-lab-mutation-nightly']);
+    const line = commandLine(mutation[0]!);
+    expect(line).to.match(/npm run mutation -- --full; rc=\$\?;/);
+    expect(line).to.match(/cp -r test-results\/mutation "\$ARTIFACTS\/"; exit \$rc/);
   });
 });

@@ -1,190 +1,144 @@
 /**
- * Docs that run: every YAML example in the project's Markdown is a lab spec the schema, the
- * planner and (for kubeadm labs) the provisioning settings accept; every command the README
- * shows — its Commands table and its shell blocks — parses with the program it names.
+ * Docs that run, on every Markdown page of the repository: every YAML example is a lab spec the
+ * schema, the planner and (for kubeadm labs) the provisioning settings accept; every command
+ * shown — command tables and ```sh lines — parses with the program it names; every relative link
+ * reaches a file (and its #anchor a heading); every `npm run X` is a script. The reference tables
+ * (rows, faults, Windows expectations, presets) list exactly what the code has.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { existsSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import type { Command } from 'commander';
-import { labProgram } from '../lab/cli/program.ts';
+import { FAULT_CATALOGUE } from '../lab/faults/fault-catalogue.ts';
 import { planLab } from '../lab/plan/plan-lab.ts';
 import { provisionSettingsFromText } from '../lab/provision/provision-settings.ts';
-import { parseSpecText } from '../lab/spec/load-spec.ts';
-import { LabStore } from '../lab/state/lab-store.ts';
-import { selectionFromArgv } from '../specs/engine/selection.ts';
-import { SELFTEST_ARGS } from '../specs/selftest/selftest-args.ts';
+import { loadSpec, parseSpecText, presetNames } from '../lab/spec/load-spec.ts';
+import { loadProfile } from '../specs/engine/profile.ts';
+import { expandCells } from '../specs/matrix/expand-cells.ts';
+import { MATRIX } from '../specs/matrix/rows.ts';
+import { aptInstallable, checkCommand, type CommandContext } from './markdown/check-command.ts';
+import { npmScriptsNamed, pageCommands } from './markdown/doc-commands.ts';
+import { brokenLinks } from './markdown/links.ts';
+import { fenced, tables, type Table } from './markdown/markdown.ts';
 
-const DOCS = execFileSync('git', ['ls-files', '*.md'], { encoding: 'utf8' })
-  .split('\n')
-  .filter((f) => f !== '');
-const SCRIPTS = (
-  JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }
-).scripts;
+/** Tracked and new (not ignored) files: a page written but not yet added is checked too. */
+const FILES = new Set(
+  execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter((f) => f !== '' && existsSync(f)),
+);
+const PAGES = [...FILES].filter((f) => f.endsWith('.md')).sort();
+const read = (path: string): string => readFileSync(path, 'utf8');
+const SCRIPTS = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+const CONTEXT: CommandContext = { scripts: SCRIPTS, files: FILES, installable: aptInstallable };
 
-/** The fenced blocks of `lang` in a Markdown text, with the line each starts on. */
-function fenced(text: string, lang: string): { line: number; body: string }[] {
-  const blocks: { line: number; body: string }[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i]!.trim() !== `\`\`\`${lang}`) continue;
-    const end = lines.findIndex((l, j) => j > i && l.trim() === '```');
-    blocks.push({ line: i + 1, body: lines.slice(i + 1, end).join('\n') });
-    i = end;
-  }
-  return blocks;
+/** The first table of `page` whose header starts with `first`. */
+function tableOf(page: string, first: string): Table {
+  const table = tables(read(page)).find((t) => t.header[0] === first);
+  if (table === undefined) throw new Error(`${page} has no table starting with "${first}"`);
+  return table;
 }
-
-/** Sample values for the README's placeholders. */
-const PLACEHOLDERS: Record<string, string> = {
-  FILE: 'lab.yaml',
-  NAME: 'hybrid',
-  NODE: 'cp1',
-  N: 'win1',
-  FAULT: 'windows-dns-search-list-missing',
-  DIR: '/tmp/history',
-  'ID,…': 'a,b',
-  'CMD…': 'true',
-  '…': 'hybrid',
-};
-
-/**
- * A README command line as argv: optional parts `[…]` included, the first of `A\|B`
- * alternatives, placeholders replaced by sample values.
- */
-export function concreteArgv(synopsis: string): string[] {
-  const words = synopsis
-    .replace(/[[\]]/g, ' ')
-    .replace(/(\S+?)\\\|\S+/g, '$1')
-    .split(/\s+/)
-    .filter((w) => w !== '');
-  return words.map((w) => PLACEHOLDERS[w] ?? w);
-}
-
-/** The README's commands: the Commands table's cells (continuations take the first one's prefix) and shell lines. */
-function readmeCommands(): { where: string; argv: string[] }[] {
-  const text = readFileSync('README.md', 'utf8');
-  const found: { where: string; argv: string[] }[] = [];
-  const table = text.slice(
-    text.indexOf('## Commands'),
-    text.indexOf('\n## ', text.indexOf('## Commands') + 3),
-  );
-  for (const row of table.split('\n').filter((l) => l.startsWith('| `'))) {
-    const cell = row.slice(2, row.indexOf(' | ', 2));
-    const parts = [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
-    const prefix = parts[0]!.includes(' -- ')
-      ? parts[0]!.slice(0, parts[0]!.indexOf(' -- ') + 4)
-      : '';
-    for (const part of parts)
-      found.push({
-        where: `Commands: ${part}`,
-        argv: concreteArgv(part.startsWith('npm ') ? part : prefix + part),
-      });
-  }
-  for (const { line, body } of fenced(text, 'sh'))
-    for (const command of body
-      .split('\n')
-      .flatMap((l) => l.split('&&'))
-      .map((c) => c.trim()))
-      if (command.startsWith('npm '))
-        found.push({ where: `README.md:${line}: ${command}`, argv: concreteArgv(command) });
-  return found;
-}
-
-/** Which `lab` subcommand an argv reaches, with every action replaced so nothing runs. */
-async function labCommandReached(args: string[]): Promise<string> {
-  const program = labProgram(new LabStore('/nonexistent'), () => undefined);
-  let reached = '';
-  const stub = (command: Command, path: string): void => {
-    command
-      .exitOverride()
-      .configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
-    if (path !== '') command.action(() => void (reached = path));
-    for (const sub of command.commands) stub(sub, `${path} ${sub.name()}`.trim());
-  };
-  stub(program, '');
-  await program.parseAsync(args, { from: 'user' });
-  return reached;
-}
-
-/** Parses one `npm …` command with the program its script runs; returns what it reached. */
-async function parseNpmCommand(argv: string[]): Promise<string> {
-  const [npm, verb, ...rest] = argv;
-  expect(npm).to.equal('npm');
-  if (verb === 'ci') return 'npm ci';
-  const [script, ...afterScript] = verb === 'run' ? rest : [verb!, ...rest];
-  const command = SCRIPTS[script!];
-  if (command === undefined) throw new Error(`package.json has no script "${script}"`);
-  const dashes = afterScript.indexOf('--');
-  expect(
-    dashes === -1 ? afterScript : afterScript.slice(0, dashes),
-    'words before --',
-  ).to.deep.equal([]);
-  const args = dashes === -1 ? [] : afterScript.slice(dashes + 1);
-  const lab = /^tsx lab\/cli\/main\.ts(.*)$/.exec(command);
-  if (lab !== null)
-    return labCommandReached([...lab[1]!.split(' ').filter((w) => w !== ''), ...args]);
-  if (script === 'selftest') {
-    parseArgs({ ...SELFTEST_ARGS, args });
-    return 'selftest';
-  }
-  if (script === 'test') {
-    selectionFromArgv(args);
-    expect(
-      args.filter((a) => a.startsWith('-') && !['--grep', '--fgrep', '--invert'].includes(a)),
-    ).to.deep.equal([]);
-    return 'test';
-  }
-  expect(args, `${script} takes no arguments`).to.deep.equal([]);
-  return script!;
-}
+/** A table cell's `code`, unquoted. */
+const code = (cell: string): string => /^`([^`]+)`/.exec(cell)?.[1] ?? cell;
 
 describe('docs that run', function () {
-  describe('every YAML example in the Markdown is a spec the schema and the planner accept', function () {
-    const examples = DOCS.flatMap((file) =>
-      fenced(readFileSync(file, 'utf8'), 'yaml').map((b) => ({ ...b, file })),
+  it('finds the README and the docs/ pages', function () {
+    expect(PAGES).to.include.members(['README.md', 'docs/suite.md', 'docs/spec.md']);
+  });
+
+  it('README.md is at most 200 lines', function () {
+    expect(read('README.md').split('\n').length - 1).to.be.at.most(200);
+  });
+
+  describe('every YAML example is a spec the schema and the planner accept', function () {
+    const examples = PAGES.flatMap((page) =>
+      fenced(read(page), 'yaml').map((b) => ({ ...b, page })),
     );
-    it('finds the README examples', function () {
-      expect(examples.filter((e) => e.file === 'README.md').length).to.be.at.least(2);
+    it('finds the spec and artifact-cache examples', function () {
+      expect(examples.map((e) => e.page)).to.include.members(['docs/spec.md', 'docs/kubeadm.md']);
     });
-    for (const { file, line, body } of examples) {
-      it(`${file}:${line}`, function () {
-        const source = `${file}:${line}`;
+    for (const { page, line, body } of examples) {
+      it(`${page}:${line}`, function () {
+        const source = `${page}:${line}`;
         const plan = planLab(parseSpecText(body, source), source);
         if (plan.cluster === 'kubeadm') provisionSettingsFromText(body, source, process.cwd());
       });
     }
   });
 
-  describe('every command of the README parses with the program it runs', function () {
-    const commands = readmeCommands();
-    it('finds the Commands table and the quickstart', function () {
-      expect(commands.length).to.be.at.least(15);
+  describe('every command shown parses with the program it names', function () {
+    const commands = PAGES.flatMap((page) => pageCommands(page, read(page)));
+    it("finds the README's command table and both quickstart blocks", function () {
+      const readme = commands.filter((c) => c.where.startsWith('README.md'));
+      expect(readme.length).to.be.at.least(20);
+      expect(readme.map((c) => c.argv.join(' '))).to.include.members([
+        'npm run lab:up -- --spec netns-kubeadm',
+        'bash vagrant/artifacts/kubernetes/build.sh',
+      ]);
     });
-    for (const { where, argv } of commands) {
-      it(where, async function () {
-        const reached = await parseNpmCommand(argv);
-        expect(reached, argv.join(' ')).to.not.equal('');
+    for (const command of commands) {
+      it(command.where, async function () {
+        this.timeout(20_000);
+        expect(await checkCommand(command, CONTEXT), command.argv.join(' ')).to.not.equal('');
       });
     }
   });
 
-  describe('the argv of a README synopsis', function () {
-    it('includes optional parts, takes the first alternative and fills placeholders', function () {
-      expect(concreteArgv('npm run lab:up [-- --spec FILE\\|PRESET\\|SHORTHAND]')).to.deep.equal([
-        'npm',
-        'run',
-        'lab:up',
-        '--',
-        '--spec',
-        'lab.yaml',
-      ]);
+  describe('every relative link reaches a file, and its #anchor a heading', function () {
+    for (const page of PAGES) {
+      it(page, function () {
+        expect(brokenLinks(page, { files: FILES, read })).to.deep.equal([]);
+      });
+    }
+  });
+
+  it('every `npm run X` named is a script of package.json', function () {
+    const missing = PAGES.flatMap((page) =>
+      npmScriptsNamed(read(page))
+        .filter((s) => SCRIPTS[s] === undefined)
+        .map((s) => `${page}: npm run ${s}`),
+    );
+    expect(missing).to.deep.equal([]);
+  });
+
+  describe('the reference tables list what the code has', function () {
+    it('docs/suite.md: every matrix row, with its cells on the default lab', function () {
+      const plan = planLab(loadSpec('hybrid', process.cwd()).spec);
+      const cells = expandCells(MATRIX, plan.nodes);
+      const counts = new Map<string, number>();
+      for (const c of cells) {
+        const kind = c.meta.row.split('/')[0]!;
+        counts.set(kind, (counts.get(kind) ?? 0) + 1);
+      }
+      const rows = tableOf('docs/suite.md', 'row').rows.map((r) => [code(r[0]!), Number(r[1])]);
+      expect(rows).to.deep.equal([...counts.entries()]);
     });
-    it('a wrong option of the lab CLI is an error, not a pass', async function () {
-      let error: unknown;
-      await labCommandReached(['status', '--no-such-option']).catch((e: unknown) => (error = e));
-      expect(String(error)).to.match(/unknown option/);
+
+    it('docs/faults.md: every fault of the catalogue', function () {
+      const listed = tableOf('docs/faults.md', 'fault').rows.map((r) => code(r[0]!));
+      expect(listed).to.deep.equal(FAULT_CATALOGUE.map((f) => f.id));
+    });
+
+    it("docs/windows.md: every profile's Windows expectation, with its outcome and link", function () {
+      const listed = tableOf('docs/windows.md', 'profile').rows.map((r) => [
+        r[0],
+        code(r[1]!),
+        code(r[2]!),
+        r[3] === 'without DSR',
+        /\]\(([^)]+)\)/.exec(r[4]!)?.[1],
+      ]);
+      const expected = ['strict', 'known-limitations'].flatMap((name) =>
+        loadProfile(name)
+          .expectations.filter((e) => e.cells.includes('windows'))
+          .map((e) => [name, e.cells, e.expect, e.when?.windowsDsr === false, e.link]),
+      );
+      expect(listed).to.deep.equal(expected);
+    });
+
+    it('README.md: every preset', function () {
+      const listed = tableOf('README.md', 'preset').rows.map((r) => code(r[0]!));
+      expect([...listed].sort()).to.deep.equal(presetNames());
     });
   });
 });

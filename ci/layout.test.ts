@@ -5,11 +5,10 @@ import { expect } from 'chai';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The folders the README's Layout block names, in its order, as repository paths. */
+/** The folders docs/layout.md's block names, in its order, as repository paths. */
 function layoutFolders(): string[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Layout'));
-  const block = /```\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  const page = readFileSync(join(ROOT, 'docs/layout.md'), 'utf8');
+  const block = /```\n([\s\S]*?)```/.exec(page)?.[1] ?? '';
   const folders: string[] = [];
   const parents: string[] = [];
   for (const line of block.split('\n')) {
@@ -66,7 +65,7 @@ function folderOf(file: string, folders: readonly string[]): string | undefined 
 
 const isTest = (file: string): boolean => file.endsWith('.test.ts') || file.includes('/testing/');
 
-describe("the README's Layout", function () {
+describe('the Layout of docs/layout.md', function () {
   const folders = layoutFolders();
 
   it('names folders that exist, and every folder under lab/ and specs/', function () {

@@ -32,22 +32,9 @@ log() { printf '%s libvirt-it: %s\n' "$(date +%T)" "$*"; }
 started_at=$(date +%s)
 declare -A took
 
-install_packages() {
-  local missing=() pkg guard=''
-  for pkg in "${APT_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
-  done
-  [ "${#missing[@]}" -eq 0 ] && return 0
-  log "installing ${missing[*]}"
-  # Packages must not start their daemons on this machine; ours run in the namespace only.
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
-    guard=/usr/sbin/policy-rc.d
-  fi
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  [ -z "$guard" ] || rm -f "$guard"
-}
+# shellcheck source=vagrant/bin/hl-apt.sh
+. vagrant/bin/hl-apt.sh
+install_packages() { hl_apt_install "${APT_PACKAGES[@]}"; }
 
 # Kills every process in a namespace, then deletes it.
 remove_namespace() {

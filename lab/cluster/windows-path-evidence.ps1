@@ -1,6 +1,7 @@
-# Path evidence on a Windows node. windows-path-evidence.ts (beside it) sends this file with one
-# call appended (-EncodedCommand): Start-HlCapture before the probe's retry, Stop-HlCapture and
-# Write-HlNodeView after it. Every part is printed under a `==hl-evidence== FILE` line.
+# Path evidence on a Windows node. windows-path-evidence.ts (beside it) sends the settings below and
+# the functions one call needs, with the call appended (-EncodedCommand): Start-HlCapture before the
+# probe's retry, Stop-HlCapture and Write-HlNodeView after it. Every part is printed under a
+# `==hl-evidence== FILE` line.
 Set-StrictMode -Version Latest
 $ErrorActionPreference = 'Continue'
 $HlEvidenceEtl = 'C:\Windows\Temp\hl-evidence.etl'
@@ -8,7 +9,7 @@ $HlEvidenceText = 'C:\Windows\Temp\hl-evidence.txt'
 
 # HNS's own view: networks, endpoints and the load-balancer policy lists VFP applies, as JSON, and
 # hnsdiag's detailed listing of every HNS object; VFP's vSwitch ports, and for each of the flow's
-# endpoints its port's state, its rules (layers, groups, rules) and its counters; then the node's
+# endpoints its port's state, its rules' counters and its own counters; then the node's
 # IPv4 routes and neighbours. hnsdiag and vfpctrl are called only in the forms Microsoft's pages
 # and its published diagnostic scripts show (lab/provision/windows-builtin-commands.ts).
 function Write-HlNodeView([string[]]$Addresses) {
@@ -22,8 +23,8 @@ function Write-HlNodeView([string[]]$Addresses) {
     if ($null -eq $port) { continue }
     Write-Output "==hl-evidence== vfp-port-$($endpoint.IPAddress).txt"
     vfpctrl.exe /port $port /get-port-state
-    Write-Output "==hl-evidence== vfp-rules-$($endpoint.IPAddress).txt"
-    vfpctrl.exe /list-rule /port $port
+    Write-Output "==hl-evidence== vfp-rule-counters-$($endpoint.IPAddress).txt"
+    vfpctrl.exe /port $port /get-rule-counter
     Write-Output "==hl-evidence== vfp-counters-$($endpoint.IPAddress).txt"
     vfpctrl.exe /port $port /get-port-counter
   }
@@ -53,11 +54,12 @@ function Get-HlVfpPort([string[]]$Listing, [string]$Mac) {
   return $null
 }
 
-# A packet capture of the flow's addresses (one pktmon filter each), every component, whole packets.
+# A packet capture of the flow's addresses (one pktmon filter each, matching inner headers of
+# VXLAN packets too: -e), every component, whole packets.
 function Start-HlCapture([string[]]$Addresses) {
   pktmon.exe filter remove | Out-Null
   foreach ($address in $Addresses) {
-    pktmon.exe filter add "hl-$address" -i $address | Out-Null
+    pktmon.exe filter add "hl-$address" -i $address -e | Out-Null
   }
   pktmon.exe start --capture --pkt-size 0 --file-name $HlEvidenceEtl | Out-Null
 }

@@ -1,12 +1,26 @@
 import { expect } from 'chai';
 import type { RunResult } from '../exec/command-runner.ts';
 import type { NodeShell } from '../remote/node-shell.ts';
+import { HOSTPROCESS_EXEC_LINE_LIMIT } from '../provision/windows-facts.ts';
+import { hostProcessExecLine, unquotedCmdMetacharacters } from '../testing/windows-command-line.ts';
 import {
   collectWindowsEvidence,
   evidenceCommand,
+  MAX_CAPTURE_ADDRESSES,
   sections,
   withWindowsEvidence,
 } from './windows-path-evidence.ts';
+
+const decoded = (argv: readonly string[]) =>
+  Buffer.from(argv.at(-1)!, 'base64').toString('utf16le');
+/** The two calls collectWindowsEvidence makes, for `n` addresses as long as IPv4 ones get. */
+const calls = (n: number) => {
+  const list = Array.from({ length: n }, (_, i) => `'255.255.${i}.255'`).join(',');
+  return [
+    `Start-HlCapture -Addresses @(${list})`,
+    `Stop-HlCapture; Write-HlNodeView -Addresses @(${list})`,
+  ];
+};
 
 /** What the script prints on a node that dropped the flow (pktmon etl2txt lines, abridged). */
 const AFTER_RETRY = [
@@ -19,7 +33,7 @@ const AFTER_RETRY = [
   'Port name             : 4FD72AB0-2C35-4AE7-AC9A-F893495BD5EF',
   '==hl-evidence== vfp-port-10.244.3.2.txt',
   'Port state',
-  '==hl-evidence== vfp-rules-10.244.3.2.txt',
+  '==hl-evidence== vfp-rule-counters-10.244.3.2.txt',
   'Layer : SLB_NAT_LAYER',
   '==hl-evidence== vfp-counters-10.244.3.2.txt',
   'Dropped ACL packets : 4',
@@ -60,6 +74,35 @@ describe('path evidence on Windows nodes (pktmon, HNS)', () => {
     );
   });
 
+  it('each call fits a HostProcess exec (cmd /c: 8191 characters) with as many addresses as pktmon filters', () => {
+    for (const call of calls(MAX_CAPTURE_ADDRESSES)) {
+      const line = hostProcessExecLine(evidenceCommand(call));
+      expect(line.length, call.slice(0, 30)).to.be.at.most(HOSTPROCESS_EXEC_LINE_LIMIT);
+      expect(unquotedCmdMetacharacters(line)).to.deep.equal([]);
+    }
+  });
+
+  it('sends each call only the functions it runs, without comments', () => {
+    const [start, read] = calls(1).map((c) => decoded(evidenceCommand(c)));
+    expect(start)
+      .to.include('function Start-HlCapture')
+      .and.not.include('function Write-HlNodeView');
+    expect(read).to.include('function Write-HlNodeView').and.include('function Get-HlVfpPort');
+    expect(read).to.include('function Stop-HlCapture').and.not.include('function Start-HlCapture');
+    expect(`${start}${read}`).to.not.match(/^\s*#/m);
+  });
+
+  it('filters the capture on inner headers too (pktmon -e: the pod addresses inside VXLAN), 32 addresses at most', async () => {
+    expect(decoded(evidenceCommand(calls(1)[0]!))).to.match(
+      /pktmon\.exe filter add "hl-\$address" -i \$address -e\b/,
+    );
+    const shell = windowsShell();
+    const many = Array.from({ length: 40 }, (_, i) => `10.244.${i}.2`);
+    await collectWindowsEvidence(shell, many, () => Promise.resolve());
+    const first = decoded(shell.calls[0]!).trimEnd().split('\n').at(-1)!;
+    expect(first.match(/'10\.244\./g)).to.have.length(MAX_CAPTURE_ADDRESSES);
+  });
+
   it('captures around the retry, then reads the capture and the HNS view; a drop names the node', async () => {
     const shell = windowsShell();
     const order: string[] = [];
@@ -85,7 +128,7 @@ describe('path evidence on Windows nodes (pktmon, HNS)', () => {
       'hnsdiag.txt',
       'vfp-ports.txt',
       'vfp-port-10.244.3.2.txt',
-      'vfp-rules-10.244.3.2.txt',
+      'vfp-rule-counters-10.244.3.2.txt',
       'vfp-counters-10.244.3.2.txt',
       'hns-networks.json',
       'routes.txt',

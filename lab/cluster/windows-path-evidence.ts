@@ -4,7 +4,9 @@
  * detailed listing), VFP's ports and, for the flow's endpoints' ports, their state, rules and
  * counters, routes and neighbours, and a pktmon capture of the flow's addresses during one retry
  * of the probe, whose first drop line says where the packet died there. The commands are
- * windows-path-evidence.ps1's.
+ * windows-path-evidence.ps1's: each call sends only the functions it needs, without comments, so
+ * the command line stays within what a HostProcess exec can take (the facts catalogue's
+ * `hostprocess-exec-command-line`).
  */
 import { readFileSync } from 'node:fs';
 import { isIpv4 } from '../net/ipv4.ts';
@@ -15,6 +17,41 @@ const SCRIPT = readFileSync(new URL('windows-path-evidence.ps1', import.meta.url
 const SECTION = /^==hl-evidence== (\S+)\r?$/;
 /** How long each PowerShell call may take (pktmon's conversion of a capture included). */
 const CALL_MS = 60_000;
+/** pktmon takes at most 32 filters at once, one per address (Learn, pktmon filter add). */
+export const MAX_CAPTURE_ADDRESSES = 32;
+
+/** The script's code lines, comments and indentation left out: its settings, then each function. */
+function scriptParts(text: string): { settings: string[]; functions: Map<string, string[]> } {
+  const settings: string[] = [];
+  const functions = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const start = /^function ([\w-]+)/.exec(line);
+    if (start !== null) functions.set(start[1]!, (current = []));
+    (current ?? settings).push(line);
+    // A function ends with the closing brace at the start of a line of the file.
+    if (raw.startsWith('}')) current = undefined;
+  }
+  return { settings, functions };
+}
+
+const PARTS = scriptParts(SCRIPT);
+
+/** The functions `code` calls, and those they call in turn, in the script's order. */
+function functionsFor(code: string): string[] {
+  const wanted = new Set<string>();
+  const visit = (text: string) => {
+    for (const name of PARTS.functions.keys()) {
+      if (wanted.has(name) || !new RegExp(`\\b${name}\\b`).test(text)) continue;
+      wanted.add(name);
+      visit(PARTS.functions.get(name)!.join('\n'));
+    }
+  };
+  visit(code);
+  return [...PARTS.functions.keys()].filter((n) => wanted.has(n));
+}
 
 export interface WindowsEvidence {
   /** `dropped on NODE (pktmon): …` when the capture shows a drop there. */
@@ -23,9 +60,17 @@ export interface WindowsEvidence {
   files: Record<string, string>;
 }
 
-/** The argv that runs the evidence script with `call` appended, encoded as PowerShell expects. */
+/**
+ * The argv that runs `call` with the script's settings and the functions it needs, encoded as
+ * PowerShell expects.
+ */
 export function evidenceCommand(call: string): string[] {
-  const encoded = Buffer.from(`${SCRIPT}\n${call}\n`, 'utf16le').toString('base64');
+  const code = [
+    ...PARTS.settings,
+    ...functionsFor(call).flatMap((name) => PARTS.functions.get(name)!),
+    call,
+  ];
+  const encoded = Buffer.from(`${code.join('\n')}\n`, 'utf16le').toString('base64');
   return ['powershell.exe', '-NoProfile', '-NonInteractive', '-EncodedCommand', encoded];
 }
 
@@ -35,7 +80,7 @@ export async function collectWindowsEvidence(
   addresses: readonly string[],
   retry: () => Promise<unknown>,
 ): Promise<WindowsEvidence> {
-  const ips = addresses.filter(isIpv4);
+  const ips = addresses.filter(isIpv4).slice(0, MAX_CAPTURE_ADDRESSES);
   const list = ips.map((a) => `'${a}'`).join(',');
   const started = await shell.exec(evidenceCommand(`Start-HlCapture -Addresses @(${list})`), {
     check: false,

@@ -28,8 +28,25 @@ export const ROW_KINDS = [
   'dns',
   'dns-tcp',
   'churn',
+  'perf',
 ] as const;
 export type RowKind = (typeof ROW_KINDS)[number];
+
+/**
+ * The perf mode's measures (docs/performance.md), named as netperf and iperf name them; what
+ * lab/cluster/workload/perf-measures.mjs runs (its own list is checked against this one).
+ */
+export const PERF_MEASURES = [
+  'tcp-rr',
+  'tcp-crr',
+  'tcp-stream',
+  'tcp-stream-reverse',
+  'udp-stream',
+] as const;
+export type PerfMeasure = (typeof PERF_MEASURES)[number];
+/** Which network a perf path runs over: pod to pod, node to node (host network), pod to a Service. */
+export const PERF_NETWORKS = ['pod', 'host', 'service'] as const;
+export type PerfNetwork = (typeof PERF_NETWORKS)[number];
 
 /**
  * What happens to a churn Service's endpoints, in this order: one backend is deleted; it is
@@ -82,7 +99,9 @@ export type RowKey =
   | { kind: 'outbound-nat' | 'icmp-outbound'; from: Os }
   | { kind: 'dns'; from: Os; lookup: DnsLookup }
   /** A pod's own nameserver asked over TCP for a Service's fully qualified name. */
-  | { kind: 'dns-tcp'; from: Os };
+  | { kind: 'dns-tcp'; from: Os }
+  /** One perf measure over one network from a node of `from` to a node (or the Service) of `to`. */
+  | { kind: 'perf'; measure: PerfMeasure; network: PerfNetwork; from: Os; to: Os };
 
 /**
  * One cell: its row, how it probes, and what tells it apart within the row: the placement of
@@ -129,6 +148,8 @@ export function rowId(row: RowKey): string {
       return `${row.kind}/${row.from}`;
     case 'dns':
       return `dns/${row.lookup}/${row.from}`;
+    case 'perf':
+      return `perf/${row.measure}/${row.network}/${row.from}-to-${row.to}`;
   }
 }
 
@@ -166,6 +187,12 @@ export function cellId(cell: CellKey): string {
       return `${row}/${node}/${cell.via}`;
     case 'churn':
       return `${row}/${cell.step ?? 'none'}/${node}/${cell.via}`;
+    case 'perf': {
+      if (cell.network === 'service') return `${row}/${node}/${cell.via}`;
+      const placement = cell.placement ?? 'cross-node';
+      const nodes = placement === 'same-node' ? node : `${node}/${cell.peer ?? 'none'}`;
+      return `${row}/${placement}/${nodes}/${cell.via}`;
+    }
   }
 }
 
@@ -248,6 +275,36 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
       from: m[1] as Os,
       to: m[2] as Os,
       step: m[3] as ChurnStep,
+      ...nodePart('node', m[4]!),
+      via: m[5] as Via,
+    }),
+  },
+  {
+    pattern: new RegExp(
+      `^perf/(${PERF_MEASURES.join('|')})/(pod|host)/${OS}-to-${OS}/(same-node|cross-node)/${NODE}(?:/${NODE})?/${VIA}$`,
+    ),
+    key: (m) => ({
+      kind: 'perf',
+      measure: m[1] as PerfMeasure,
+      network: m[2] as PerfNetwork,
+      from: m[3] as Os,
+      to: m[4] as Os,
+      placement: m[5] as Placement,
+      ...nodePart('node', m[6]!),
+      ...(m[7] === undefined ? {} : nodePart('peer', m[7])),
+      via: m[8] as Via,
+    }),
+  },
+  {
+    pattern: new RegExp(
+      `^perf/(${PERF_MEASURES.join('|')})/service/${OS}-to-${OS}/${NODE}/${VIA}$`,
+    ),
+    key: (m) => ({
+      kind: 'perf',
+      measure: m[1] as PerfMeasure,
+      network: 'service',
+      from: m[2] as Os,
+      to: m[3] as Os,
       ...nodePart('node', m[4]!),
       via: m[5] as Via,
     }),

@@ -3,6 +3,7 @@
  * the nightly history (lab/history) and CI tools. This schema is the one definition of it.
  */
 import { z } from 'zod';
+import { PERF_MEASURES } from './cells.ts';
 import { UpstreamRunSchema } from './upstream-results.ts';
 import { VERDICTS, isoDate, type Verdict } from './verdicts.ts';
 
@@ -24,6 +25,10 @@ export const Outcome = {
   WrongAnswer: 'wrong-answer',
   /** Every request to a Service answered, but some of its endpoints never did (stale or missing rules). */
   MissingEndpoint: 'missing-endpoint',
+  /** Answered as it must, but slower than the same run's own baseline by more than the budget allows. */
+  Slow: 'slow',
+  /** Answered, but more than a small fraction of its attempts, requests or datagrams were lost on the way. */
+  Flaky: 'flaky',
   /** The probe itself failed (exec error, bad output). */
   Error: 'error',
 } as const;
@@ -63,6 +68,80 @@ export const CellMetaSchema = z.object({
 });
 export type CellMeta = z.infer<typeof CellMetaSchema>;
 
+/** How long a cell's answered requests took, as the probe measured them where it ran. */
+export const CellTimingSchema = z.object({
+  /** Requests timed: one per answered probe, one per answered request of a sweep. */
+  samples: z.number().int().min(1),
+  /** Whole request (lookup, connect, answer), milliseconds. */
+  totalP50Ms: z.number().min(0),
+  totalMaxMs: z.number().min(0),
+  /** The TCP connect alone, from the SYN on; absent where the probe has none (UDP, ICMP, DNS). */
+  connectP50Ms: z.number().min(0).optional(),
+  connectMaxMs: z.number().min(0).optional(),
+});
+export type CellTiming = z.infer<typeof CellTimingSchema>;
+
+/** A path slower than the run's own baseline (docs/performance.md: the latency budget). */
+export const SlowFlagSchema = z.object({
+  /** What was compared, e.g. `total-p50` (ms) or `tcp-stream` (Mbit/s). */
+  measure: z.string(),
+  unit: z.string(),
+  value: z.number(),
+  baseline: z.number(),
+  /** value / baseline for times, baseline / value for rates: how many times worse. */
+  ratio: z.number(),
+  /** Where the baseline came from, e.g. `median of 11 pod-to-pod cross-node cells via ip`. */
+  basis: z.string(),
+});
+export type SlowFlag = z.infer<typeof SlowFlagSchema>;
+
+/** A path whose attempts (or a measure's transfers) failed more than a small fraction. */
+export const FlakyFlagSchema = z.object({
+  failed: z.number().int().min(0),
+  attempts: z.number().int().min(1),
+  /** failed / attempts, or a loss fraction the measure itself reports. */
+  fraction: z.number().min(0).max(1),
+  /** What failed: `attempts`, or a measure (`udp-stream loss`, `tcp retransmissions`). */
+  what: z.string(),
+});
+export type FlakyFlag = z.infer<typeof FlakyFlagSchema>;
+
+/** An attempt that failed before the cell's last one (a retry came after it). */
+export const FailedAttemptSchema = z.object({
+  outcome: z.enum(OUTCOMES),
+  detail: z.string(),
+  durationMs: z.number().min(0),
+});
+export type FailedAttempt = z.infer<typeof FailedAttemptSchema>;
+
+/** What one perf measure found (lab/cluster/workload/perf-measures.mjs reports it so). */
+export const PerfFiguresSchema = z.object({
+  measure: z.enum(PERF_MEASURES),
+  durationMs: z.number().min(0),
+  /** rr, crr: requests answered, per second, and their latency percentiles (ms). */
+  transactions: z.number().int().min(0).optional(),
+  ratePerS: z.number().min(0).optional(),
+  p50Ms: z.number().min(0).optional(),
+  p90Ms: z.number().min(0).optional(),
+  p99Ms: z.number().min(0).optional(),
+  /** rr, crr: answered requests that took 200 ms or more (a retransmission's wait). */
+  waited: z.number().int().min(0).optional(),
+  /** Streams: megabits per second that arrived. */
+  mbps: z.number().min(0).optional(),
+  /** Requests that failed or datagrams lost, of those made or sent. */
+  failed: z.number().int().min(0),
+  attempts: z.number().int().min(0),
+  /** TCP segments the client's network namespace retransmitted and sent meanwhile. */
+  retransmitted: z.number().int().min(0).optional(),
+  sent: z.number().int().min(0).optional(),
+  /** The same at the server's end (where it says: netexec's /netstat). */
+  serverRetransmitted: z.number().int().min(0).optional(),
+  serverSent: z.number().int().min(0).optional(),
+  /** Who answered: a Service's backend. */
+  backend: z.string().optional(),
+});
+export type PerfFigures = z.infer<typeof PerfFiguresSchema>;
+
 export const CellResultSchema = CellMetaSchema.extend({
   verdict: z.enum(VERDICTS),
   /** What the probe came to; absent when the cell was skipped or never ran. */
@@ -71,6 +150,16 @@ export const CellResultSchema = CellMetaSchema.extend({
   detail: z.string(),
   durationMs: z.number().min(0),
   attempts: z.number().int().min(0),
+  /** The answered requests' timing (absent where the probe measured none). */
+  timing: CellTimingSchema.optional(),
+  /** Attempts that failed before the last one: a cell that passed on a retry is flaky, not green. */
+  failedAttempts: z.array(FailedAttemptSchema).optional(),
+  /** Perf cells: what the measure found (the best of its runs, when it was measured again). */
+  perf: PerfFiguresSchema.optional(),
+  /** How well the path works: slow against the run's baseline, flaky. A flag fails the cell only where the profile says (then `actual` says so too). */
+  flags: z
+    .object({ slow: SlowFlagSchema.optional(), flaky: FlakyFlagSchema.optional() })
+    .optional(),
   /** Path evidence collected after the run's probes (failing cells, or all with EVIDENCE=all). */
   evidence: z
     .object({
@@ -107,6 +196,19 @@ export const RunInfoSchema = z.object({
   unexpectedPass: z.enum(['fail', 'warn']).optional(),
   startedAt: isoDate,
   finishedAt: isoDate.optional(),
+  /** What ran: the conformance matrix, or the perf mode's measures. */
+  suite: z.enum(['matrix', 'perf']).optional(),
+  /**
+   * Which cross-node pairs the cells covered: every one (`full`), or each node to the next
+   * `peers` of each OS from `rotation` on (`ring`; the trend shows what the nights covered).
+   */
+  mesh: z
+    .object({
+      mode: z.enum(['full', 'ring']),
+      peers: z.number().int().min(1),
+      rotation: z.number().int().min(0),
+    })
+    .optional(),
 });
 export type RunInfo = z.infer<typeof RunInfoSchema>;
 
@@ -138,6 +240,9 @@ export const TotalsSchema = z.object({
   /** Plain mocha tests and failed hooks outside the matrix. */
   otherTests: z.number().int().min(0),
   otherFailures: z.number().int().min(0),
+  /** Cells flagged slow or flaky (whether or not the flag failed them). */
+  slow: z.number().int().min(0).optional(),
+  flaky: z.number().int().min(0).optional(),
 });
 export type Totals = z.infer<typeof TotalsSchema>;
 
@@ -159,6 +264,8 @@ export function computeTotals(cells: readonly CellResult[], other: readonly Othe
       .length,
     otherTests: other.length,
     otherFailures: other.filter((o) => o.state === 'failed' || o.state === 'hook-failed').length,
+    slow: cells.filter((c) => c.flags?.slow !== undefined).length,
+    flaky: cells.filter((c) => c.flags?.flaky !== undefined).length,
   };
 }
 

@@ -10,6 +10,8 @@ import {
   targetOs,
   type DnsLookup,
   type Os,
+  type PerfMeasure,
+  type PerfNetwork,
   type RowKind,
   type Via,
 } from '../contracts/cells.ts';
@@ -42,6 +44,10 @@ export interface CellSelector {
   toAny?: readonly string[];
   /** Churn cells: the cell probes after one of these steps (other cells never match). */
   steps?: readonly ChurnStep[];
+  /** Perf cells: the cell runs one of these measures (other cells never match). */
+  measures?: readonly PerfMeasure[];
+  /** Perf cells: over one of these networks (other cells never match). */
+  networks?: readonly PerfNetwork[];
 }
 
 /** The target's nodes: a pod's node, a Service's backends; none for `-` (cluster DNS) or `outside`. */
@@ -67,6 +73,16 @@ export function matchesCell(selector: CellSelector, cell: CellRef): boolean {
     (key.step === undefined || !selector.steps.includes(key.step))
   )
     return false;
+  if (
+    selector.measures !== undefined &&
+    (key.kind !== 'perf' || !selector.measures.includes(key.measure))
+  )
+    return false;
+  if (
+    selector.networks !== undefined &&
+    (key.kind !== 'perf' || !selector.networks.includes(key.network))
+  )
+    return false;
   if (selector.from !== undefined && !selector.from.includes(cell.source.node)) return false;
   const targets = targetNodes(cell);
   if (selector.toAll !== undefined) {
@@ -88,6 +104,8 @@ export function describeSelector(selector: CellSelector): string {
   if (selector.toOs !== undefined) parts.push(`to ${selector.toOs}`);
   if (selector.via !== undefined) parts.push(`via ${selector.via}`);
   if (selector.steps !== undefined) parts.push(`after ${selector.steps.join('|')}`);
+  if (selector.measures !== undefined) parts.push(`measuring ${selector.measures.join('|')}`);
+  if (selector.networks !== undefined) parts.push(`over ${selector.networks.join('|')} network`);
   if (selector.from !== undefined) parts.push(`from ${selector.from.join(',')}`);
   if (selector.toAll !== undefined) parts.push(`to only ${selector.toAll.join(',')}`);
   if (selector.toAny !== undefined) parts.push(`to any of ${selector.toAny.join(',')}`);

@@ -80,6 +80,23 @@ export async function prepare(session: FaultSession, action: FaultAction): Promi
         },
       };
     }
+    case 'qdisc': {
+      const shell = session.shell(action.node);
+      return {
+        undo: [
+          {
+            kind: 'shell',
+            node: action.node,
+            argv: ['tc', 'qdisc', 'del', 'dev', action.device, 'root'],
+            // Deleting the default qdisc again: already gone.
+            missingOk: 'handle of zero',
+          },
+        ],
+        apply: async () => {
+          await shell.exec(['tc', 'qdisc', 'add', 'dev', action.device, 'root', ...action.qdisc]);
+        },
+      };
+    }
     case 'mtu': {
       const shell = session.shell(action.node);
       const [link] = await readJson<{ mtu?: number }>(session, action.node, [

@@ -3,7 +3,7 @@ import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
 import { NODE_NIC, vxlanDevice } from '../cluster/dataplane/names.ts';
 import { VXLAN_OVERHEAD, podMtu } from '../cluster/dataplane/pod-network.ts';
 import { FaultError } from './fault-error.ts';
-import type { FaultDefinition } from './fault-definition.ts';
+import type { FaultDefinition, FaultImpact } from './fault-definition.ts';
 import {
   cutOffImpact,
   dnsImpact,
@@ -21,6 +21,7 @@ import {
   faultTable,
   hairpinMasqueradeMissing,
   icmpToPodsDropped,
+  egressLossy,
   ingressMtu,
   masqueradeOff,
   newConnectionsDropped,
@@ -68,6 +69,44 @@ function exceptionListFault(
       mayFail: [],
       outcomes: [...outcomes],
     }),
+  };
+}
+
+/** The throttle `lab break link-throttled` puts on a node's lab link (DESIGN §12, issue 33). */
+export const LINK_THROTTLE = ['tbf', 'rate', '1mbit', 'burst', '32kbit', 'latency', '400ms'];
+/** link-lossy drops one packet in this many leaving the node's lab link. */
+export const LINK_LOSS_EVERY = 10;
+
+/**
+ * The perf cells a degraded lab link of `node` turns red: what the node sends crosses it, so its
+ * outgoing streams (tcp-stream, udp-stream from it) and incoming reverse streams (tcp-stream-reverse
+ * to it, which it sends) across nodes, over `networks`. Every other perf cell through the node may
+ * go either way (a Service's backend may sit on the node, request rates are not judged by rate);
+ * same-node paths never cross the link, and paths not through the node must stay green.
+ */
+function linkImpact(
+  plan: LabPlan,
+  node: string,
+  networks: readonly ('pod' | 'host')[],
+): FaultImpact {
+  const others = plan.nodes.filter((n) => n.name !== node).map((n) => n.name);
+  return {
+    mustFail: [
+      {
+        kinds: ['perf'],
+        networks,
+        measures: ['tcp-stream', 'udp-stream'],
+        from: [node],
+        toAll: others,
+      },
+      { kinds: ['perf'], networks, measures: ['tcp-stream-reverse'], from: others, toAll: [node] },
+    ],
+    mayFail: [
+      { kinds: ['perf'], from: [node], toAny: others },
+      { kinds: ['perf'], from: others, toAny: [node] },
+    ],
+    // A stream the link holds back past its deadline ends in an error: failed, as the issue allows.
+    outcomes: ['slow', 'flaky', 'timeout', 'error'],
   };
 }
 
@@ -474,6 +513,33 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
         outcomes: ['timeout'],
       };
     },
+  },
+  {
+    id: 'link-throttled',
+    summary:
+      "one node's lab link sends at most 1 Mbit/s (tc tbf): small probes still pass, but in perf mode every stream out of the node is far below its peers",
+    scope: { kind: 'node', prefer: 'linux' },
+    requires: {},
+    witness: 'perf',
+    actions: (_plan, targets) => [
+      { kind: 'qdisc', node: only(targets).name, device: NODE_NIC, qdisc: LINK_THROTTLE },
+    ],
+    impact: (plan, targets) => linkImpact(plan, only(targets).name, ['pod', 'host']),
+  },
+  {
+    id: 'link-lossy',
+    summary: `one node's lab link loses 1 in ${LINK_LOSS_EVERY} outgoing packets (nftables numgen random): TCP retransmits and the matrix passes, but in perf mode its streams lose segments and datagrams`,
+    scope: { kind: 'node', prefer: 'linux' },
+    requires: {},
+    witness: 'perf',
+    actions: (_plan, targets) => {
+      const table = faultTable('link-lossy');
+      const ruleset = egressLossy(NODE_NIC, LINK_LOSS_EVERY, table);
+      return [{ kind: 'nft', node: only(targets).name, table, family: 'inet', ruleset }];
+    },
+    // Over the host network the node's own streams lost few segments in the runs here (large
+    // GSO packets, each one drop); its pods' streams lost about one in ten.
+    impact: (plan, targets) => linkImpact(plan, only(targets).name, ['pod']),
   },
 ];
 

@@ -40,10 +40,12 @@ export type FaultAction =
       kind: 'nft';
       node: string;
       table: string;
-      family?: 'ip' | 'netdev';
+      family?: 'ip' | 'netdev' | 'inet';
       ruleset: string;
       forgetFlowsFrom?: string;
     }
+  /** Puts a root queueing discipline on the node's `device` (tc qdisc add … root `qdisc`). */
+  | { kind: 'qdisc'; node: string; device: string; qdisc: string[] }
   /** Sets a link's MTU on the node. */
   | { kind: 'mtu'; node: string; device: string; mtu: number }
   /** Deletes the node's route to `cidr`. */
@@ -77,6 +79,11 @@ export interface FaultImpact {
 export interface FaultDefinition {
   /** Stable kebab-case id, as used by `lab break`. */
   id: string;
+  /**
+   * Which suite's cells witness the fault: the conformance matrix (default), or the perf mode's
+   * measures (SUITE=perf) for faults that make paths slow or lossy rather than broken.
+   */
+  witness?: 'matrix' | 'perf';
   /** One line: what breaks and the symptom. */
   summary: string;
   scope: FaultScope;

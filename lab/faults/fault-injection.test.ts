@@ -44,6 +44,7 @@ async function snapshot(lab: TestLab): Promise<Record<string, unknown>> {
           mtu: await run(['ip', '-o', 'link', 'show', 'eth0']).then(
             (l) => /mtu (\d+)/.exec(l.join(''))?.[1],
           ),
+          qdisc: await run(['tc', 'qdisc', 'show', 'dev', 'eth0']),
           cni: n.os === 'windows' ? cluster.windowsCniConfig(n.name) : null,
         },
       ];
@@ -178,7 +179,31 @@ function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise
     'icmp-to-pods-dropped': async () => ok(await from('lin1', ['icmp', w.pods.win1!])),
     'dns-tcp-dropped': async () =>
       ok(await from('win1', ['dns-tcp', `web-linux.${lab.namespace}.svc.cluster.local`])),
+    // lin1 sends through its lab link: a stream from its pod carries far more than 1 Mbit/s.
+    'link-throttled': async () => {
+      const reply = await from('lin1', perf('tcp-stream', `http://${w.pods.win1!}:8080`));
+      return ok(reply) && (reply.perf?.mbps ?? 0) > 20;
+    },
+    // lin1 loses one in ten of what it sends: its pod's datagrams to win1's pod go missing.
+    'link-lossy': async () => {
+      const reply = await from('lin1', perf('udp-stream', `udp://${w.pods.win1!}:8081`));
+      return (
+        ok(reply) && (reply.perf?.failed ?? 1) / Math.max(1, reply.perf?.attempts ?? 0) <= 0.03
+      );
+    },
   };
+}
+
+/** A perf measure's probe arguments: 300 ms, the UDP stream at 4 Mbit/s. */
+function perf(measure: string, base: string): string[] {
+  return [
+    'perf',
+    measure,
+    base,
+    '--duration-ms',
+    '500',
+    ...(measure === 'udp-stream' ? ['--rate-mbps', '4'] : []),
+  ];
 }
 
 /** `lab heal --lab NAME` in a child process, as a user would run it from another shell. */

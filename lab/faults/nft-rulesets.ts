@@ -5,7 +5,7 @@
  */
 import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
 
-export type NftFamily = 'ip' | 'netdev';
+export type NftFamily = 'ip' | 'netdev' | 'inet';
 
 /** Our table for a fault: `hlfault_<id>`; nft names allow `_`, not `-`. */
 export function faultTable(faultId: string): string {
@@ -136,5 +136,21 @@ export function ingressMtu(device: string, mtu: number, name: string): string {
       `chain ingress {\n    type filter hook ingress device "${device}" priority 0; policy accept;\n    meta length > ${mtu} drop comment "link MTU ${mtu}"\n  }`,
     ],
     'netdev',
+  );
+}
+
+/**
+ * One packet in `every` leaving `device` dropped at random (nftables `numgen random`; this kernel
+ * has no netem): the node's own packets and those it forwards, VXLAN-encapsulated pod traffic too.
+ */
+export function egressLossy(device: string, every: number, name: string): string {
+  return table(
+    name,
+    [
+      chain('postrouting', 'postrouting', 'filter', [
+        `oifname "${device}" numgen random mod ${every} 0 counter drop comment "1 in ${every} lost"`,
+      ]),
+    ],
+    'inet',
   );
 }

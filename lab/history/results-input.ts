@@ -92,6 +92,7 @@ export function recordFromResults(
     ...(results.interrupted === undefined ? {} : { interrupted: results.interrupted }),
     ...(options.link === undefined ? {} : { link: options.link }),
     addedAt: (options.now ?? new Date()).toISOString(),
+    ...(run.mesh === undefined ? {} : { mesh: run.mesh }),
     cells: [...results.cells.map(recordCell), ...upstreamCells(results.upstream, shorten)],
   };
 }
@@ -115,8 +116,9 @@ function checkConsistent(results: Results, source: string): void {
 }
 
 function recordCell(cell: Results['cells'][number]): RecordedCell {
-  const { cell: id, row, title, verdict, expected, actual, detail } = cell;
+  const { cell: id, row, title, verdict, expected, actual, detail, timing, flags } = cell;
   const keep = detail !== '' && verdict !== 'pass';
+  const flagged = (['slow', 'flaky'] as const).filter((f) => flags?.[f] !== undefined);
   return {
     cell: id,
     row,
@@ -125,6 +127,8 @@ function recordCell(cell: Results['cells'][number]): RecordedCell {
     expected,
     ...(actual === undefined ? {} : { actual }),
     ...(keep ? { detail: shorten(detail) } : {}),
+    ...(timing === undefined ? {} : { p50Ms: timing.totalP50Ms, maxMs: timing.totalMaxMs }),
+    ...(flagged.length === 0 ? {} : { flags: flagged }),
   };
 }
 

@@ -49,6 +49,11 @@ export const RecordedCellSchema = z.object({
   actual: z.string().optional(),
   /** The evidence, shortened; kept only for cells that did not pass. */
   detail: z.string().optional(),
+  /** Its requests' p50 and max that night (ms), as the probes measured them. */
+  p50Ms: z.number().min(0).optional(),
+  maxMs: z.number().min(0).optional(),
+  /** How well, not only whether: flagged slow or flaky that night (whatever it did to the verdict). */
+  flags: z.array(z.enum(['slow', 'flaky'])).optional(),
 });
 export type RecordedCell = z.infer<typeof RecordedCellSchema>;
 
@@ -69,6 +74,10 @@ export const RunRecordSchema = z.object({
   /** Where the run's artifacts are (CI job URL). */
   link: z.string().optional(),
   addedAt: isoDate,
+  /** Which cross-node pairs the run's cells covered (results.json's run.mesh). */
+  mesh: z
+    .object({ mode: z.enum(['full', 'ring']), peers: z.number().int(), rotation: z.number().int() })
+    .optional(),
   cells: z.array(RecordedCellSchema),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;

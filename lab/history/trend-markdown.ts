@@ -89,6 +89,25 @@ function seriesSection(s: SeriesTrend): string[] {
       '',
     );
   }
+  lines.push(`### 🐢 Slow or flaky (${s.flagged.length})`, '');
+  if (s.flagged.length === 0) lines.push('No cell was flagged slow or flaky in the window.', '');
+  else {
+    lines.push(
+      '| cell | flagged in | p50 per run, ms (oldest → newest) |',
+      '|---|:---:|---|',
+      ...s.flagged.map(
+        (c) =>
+          `| ${md(c.title)} | ${c.flaggedRuns} of ${s.runs.length} | ${c.p50Ms.map((v) => (v === undefined ? '–' : String(v))).join(' · ')} |`,
+      ),
+      '',
+    );
+  }
+  if (s.mesh !== undefined) {
+    lines.push(
+      `Mesh: ${s.mesh.ringRuns} run(s) of the window on a ring; together they covered ${s.mesh.covered} of ${s.mesh.total} ordered node pairs (pod-to-pod cross-node).`,
+      '',
+    );
+  }
   lines.push(
     '### Every cell',
     '',

@@ -52,6 +52,18 @@ export interface CellTrend {
   failingSince: FailingSince | undefined;
   /** Detail of the cell's latest failure in the window. */
   lastDetail: string | undefined;
+  /** Its requests' p50 per run of the window (ms), oldest first; undefined where not timed. */
+  p50Ms: (number | undefined)[];
+  /** Runs of the window in which it was flagged slow or flaky (green or not). */
+  flaggedRuns: number;
+}
+
+/** How much of the cross-node mesh the window's runs covered: ordered node pairs seen of all. */
+export interface MeshCoverage {
+  covered: number;
+  total: number;
+  /** Runs of the window on a ring (MESH=ring). */
+  ringRuns: number;
 }
 
 export interface SeriesTrend {
@@ -65,6 +77,10 @@ export interface SeriesTrend {
   cells: CellTrend[];
   failing: CellTrend[];
   flaky: CellTrend[];
+  /** Cells flagged slow or flaky in any run of the window. */
+  flagged: CellTrend[];
+  /** Set when a run of the window took a ring (MESH=ring): the pairs the nights covered. */
+  mesh?: MeshCoverage;
 }
 
 export interface TrendReport {
@@ -100,6 +116,7 @@ function chronological(runs: readonly RunRecord[]): RunRecord[] {
 function seriesTrend(preset: string, all: RunRecord[], window: number): SeriesTrend {
   const runs = all.slice(-window);
   const cells = cellOrder(runs).map((meta) => cellTrend(meta, runs, all));
+  const mesh = meshCoverage(runs);
   return {
     preset,
     providers: [...new Set(runs.map((r) => r.provider))],
@@ -109,7 +126,29 @@ function seriesTrend(preset: string, all: RunRecord[], window: number): SeriesTr
     cells,
     failing: cells.filter((c) => c.failingSince !== undefined),
     flaky: cells.filter((c) => c.flaky),
+    flagged: cells.filter((c) => c.flaggedRuns > 0),
+    ...(mesh === undefined ? {} : { mesh }),
   };
+}
+
+/**
+ * The ordered node pairs the window's pod-to-pod cross-node cells covered, of every pair of the
+ * nodes they name; only for windows with a ring run (a full mesh covers all every night).
+ */
+function meshCoverage(runs: readonly RunRecord[]): MeshCoverage | undefined {
+  const ringRuns = runs.filter((r) => r.mesh?.mode === 'ring').length;
+  if (ringRuns === 0) return undefined;
+  const nodes = new Set<string>();
+  const pairs = new Set<string>();
+  for (const run of runs) {
+    for (const cell of run.cells) {
+      const m = /^pod-to-pod\/[a-z]+-to-[a-z]+\/cross-node\/([^/]+)\/([^/]+)\/ip$/.exec(cell.cell);
+      if (m === null) continue;
+      nodes.add(m[1]!).add(m[2]!);
+      pairs.add(`${m[1]}>${m[2]}`);
+    }
+  }
+  return { covered: pairs.size, total: nodes.size * (nodes.size - 1), ringRuns };
 }
 
 /** Cells in the newest run's (matrix) order, then cells only older runs had. */
@@ -169,6 +208,8 @@ function cellTrend(meta: RecordedCell, runs: RunRecord[], all: RunRecord[]): Cel
     flaky,
     failingSince: lastCounted === 'fail' ? failingSince(meta.cell, all) : undefined,
     lastDetail,
+    p50Ms: runs.map((run) => entryOf(run, meta.cell)?.p50Ms),
+    flaggedRuns: runs.filter((run) => (entryOf(run, meta.cell)?.flags?.length ?? 0) > 0).length,
   };
 }
 

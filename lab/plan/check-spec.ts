@@ -4,6 +4,7 @@ import type { LabSpec } from '../spec/lab-spec-schema.ts';
 import { boxCatalogue, DEFAULT_BOX } from './boxes.ts';
 import { contains, formatCidr, overlaps, parseCidr, size, type Cidr } from '../net/ipv4.ts';
 import { outboundNatExceptions } from './outbound-nat.ts';
+import { checkWindowsNodes } from './windows-checks.ts';
 
 /** Addresses below this offset on the lab network are left to the gateway and friends. */
 export const FIRST_NODE_OFFSET = 10;
@@ -25,7 +26,12 @@ export function placement(spec: LabSpec): string[] {
 }
 
 export function checkSpec(spec: LabSpec): SpecIssue[] {
-  return [...checkProvider(spec), ...checkNodes(spec), ...checkNetworks(spec)];
+  return [
+    ...checkProvider(spec),
+    ...checkNodes(spec),
+    ...checkNetworks(spec),
+    ...checkWindowsNodes(spec),
+  ];
 }
 
 function checkProvider(spec: LabSpec): SpecIssue[] {

@@ -13,8 +13,12 @@ export interface Artifact {
   path: string;
   /** What needs it, in a few words. */
   what: string;
-  /** Where to get it when staging. */
+  /** Where to get it when staging, for a person. */
   from: string;
+  /** The one address that serves exactly this file: what a node without a cache downloads. */
+  url?: string;
+  /** An archive's member the installing script takes out (`nssm-2.24/win64/nssm.exe`). */
+  member?: string;
 }
 
 /** Debian packages of Linux nodes; the cache holds them with a Packages index (a flat repo). */
@@ -50,6 +54,7 @@ export function containerdRelease(os: NodeOs, version: string): Artifact {
     path: `containerd/v${version}/${file}`,
     what: `containerd ${version} for ${os === 'linux' ? 'Linux' : 'Windows'}`,
     from: `${GITHUB}/containerd/containerd/releases/download/v${version}/${file}`,
+    url: `${GITHUB}/containerd/containerd/releases/download/v${version}/${file}`,
   };
 }
 
@@ -125,7 +130,7 @@ export function extraLinuxImages(v: ComponentVersions, needs: Pick<ClusterNeeds,
   return [
     ...(needs.cni === 'flannel' ? Object.values(flannelImages(v)) : []),
     ...(v.clusterDns.kind === 'hl-cluster-dns' ? [v.clusterDns.image] : []),
-    ...(v.agnhostImage === undefined ? [] : [v.agnhostImage]),
+    ...(v.agnhostImages.linux === undefined ? [] : [v.agnhostImages.linux]),
   ];
 }
 
@@ -176,13 +181,25 @@ function linuxFiles(v: ComponentVersions, needs: ClusterNeeds): Artifact[] {
   ];
 }
 
+/** Images every Windows node imports: the sandbox, the HostProcess base, the suite's agnhost if named. */
+export function windowsImages(v: ComponentVersions): string[] {
+  return [
+    v.pauseImage,
+    v.hostProcessImage,
+    ...(v.agnhostImages.windows === undefined ? [] : [v.agnhostImages.windows]),
+  ];
+}
+
 function windowsFiles(v: ComponentVersions): Artifact[] {
   const k = v.kubernetes;
-  const file = (path: string, what: string, from: string): Artifact => ({
+  /** A file one URL serves as it is, saved under `path`. */
+  const file = (path: string, what: string, url: string, member?: string): Artifact => ({
     kind: 'file',
     path,
     what,
-    from,
+    from: member === undefined ? url : `${url} (the script takes ${member} out of it)`,
+    url,
+    ...(member === undefined ? {} : { member }),
   });
   const bins = ['kubelet', 'kubeadm', 'kubectl', 'kube-proxy'].map((bin) =>
     file(
@@ -193,7 +210,7 @@ function windowsFiles(v: ComponentVersions): Artifact[] {
   );
   const cni = `cni-plugins-windows-amd64-${v.windowsCniPlugins}.tgz`;
   const fcni = `cni-plugin-flannel-windows-amd64-${v.flannelCniPlugin}.tgz`;
-  const images = [v.pauseImage, v.hostProcessImage].map((ref): Artifact => ({
+  const images = windowsImages(v).map((ref): Artifact => ({
     kind: 'image',
     path: imageTarball('windows', ref),
     what: `image ${ref}`,
@@ -218,9 +235,10 @@ function windowsFiles(v: ComponentVersions): Artifact[] {
       `${GITHUB}/flannel-io/flannel/releases/download/${v.flannel}/flanneld.exe`,
     ),
     file(
-      'nssm/2.24/nssm.exe',
+      'nssm/2.24/nssm-2.24.zip',
       'nssm 2.24 (runs kubelet as a service)',
-      'https://nssm.cc/release/nssm-2.24.zip (win64/nssm.exe)',
+      'https://nssm.cc/release/nssm-2.24.zip',
+      'nssm-2.24/win64/nssm.exe',
     ),
     ...images,
   ];

@@ -18,7 +18,7 @@ const KUBEADM_IMAGES = [
 
 /**
  * The cache of the default kubeadm plan (Kubernetes 1.30.4, a Windows node, flannel vxlan) as
- * the README's "Artifact cache" lays it out: written down here, not taken from the catalogue
+ * docs/kubeadm.md's "Artifact cache" lays it out: written down here, not taken from the catalogue
  * the preflight reads, so a file the catalogue drops, renames or adds is caught.
  */
 const LAYOUT = [
@@ -40,7 +40,7 @@ const LAYOUT = [
   'cni-plugins/v1.5.1/cni-plugins-windows-amd64-v1.5.1.tgz',
   'flannel-cni-plugin/v1.5.1-flannel2/cni-plugin-flannel-windows-amd64-v1.5.1-flannel2.tgz',
   'flannel/v0.25.6/flanneld.exe',
-  'nssm/2.24/nssm.exe',
+  'nssm/2.24/nssm-2.24.zip',
   'images/windows/registry.k8s.io_pause_3.9.tar',
   'images/windows/mcr.microsoft.com_oss_kubernetes_windows-host-process-containers-base-image_v1.0.0.tar',
 ];

@@ -1,6 +1,6 @@
 /** The exact versions a kubeadm lab installs: the spec's Kubernetes version plus pinned helpers. */
 import type { LabPlan } from '../plan/lab-plan.ts';
-import type { KubeadmSpec } from '../spec/kubeadm-spec-schema.ts';
+import { agnhostImagesOf, type KubeadmSpec } from '../spec/kubeadm-spec-schema.ts';
 
 /** The image of the cluster DNS stand-in `vagrant/artifacts/kubernetes/build.sh` builds. */
 export const HL_CLUSTER_DNS_IMAGE = 'hybrid-lab/cluster-dns:0.1.0';
@@ -26,8 +26,8 @@ export interface ComponentVersions {
   imageRepository: string;
   /** The cluster DNS: kubeadm's CoreDNS addon, or the hl-cluster-dns stand-in's image. */
   clusterDns: { kind: 'coredns' } | { kind: 'hl-cluster-dns'; image: string };
-  /** The agnhost image the nodes import for the suite, when the spec names one. */
-  agnhostImage?: string;
+  /** The agnhost image per OS the nodes import for the suite, where the spec names one. */
+  agnhostImages: Partial<Record<'linux' | 'windows', string>>;
   /** Linux nodes import the images of the cache's e2e/images.txt (upstream's e2e.test). */
   e2eImages?: boolean;
 }
@@ -84,7 +84,7 @@ export function componentVersions(
       kubeadm.clusterDns === 'hl-cluster-dns'
         ? { kind: 'hl-cluster-dns', image: HL_CLUSTER_DNS_IMAGE }
         : { kind: 'coredns' },
-    ...(kubeadm.agnhostImage === undefined ? {} : { agnhostImage: kubeadm.agnhostImage }),
+    agnhostImages: agnhostImagesOf(kubeadm.agnhostImage),
     ...(kubeadm.e2eImages === true ? { e2eImages: true } : {}),
   };
 }

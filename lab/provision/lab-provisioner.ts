@@ -13,6 +13,7 @@ import {
   extraLinuxImages,
   imageTarball,
   kubeadmImagesFor,
+  windowsImages,
 } from './artifact-catalogue.ts';
 import { filesBelow, syncArtifacts } from './artifact-upload.ts';
 import type { ComponentVersions } from './component-versions.ts';
@@ -88,7 +89,7 @@ export class LabProvisioner {
             ...extraLinuxImages(v, clusterNeeds(this.plan)),
             ...(this.deps.e2eImages ?? []),
           ]
-        : [v.pauseImage, v.hostProcessImage];
+        : windowsImages(v);
     return refs.map((ref) => imageTarball(node.os, ref));
   }
 

@@ -13,7 +13,8 @@ import { expect } from 'chai';
 import { ExecaRunner } from '../exec/execa-runner.ts';
 import { silentLogger } from '../log/logger.ts';
 import { componentVersions } from './component-versions.ts';
-import { DebianSandbox, ensureBookwormRootfs } from '../testing/debian-sandbox.ts';
+import { ensureDebianRoot } from '../testing/debian-root.ts';
+import { DebianSandbox, SANDBOX_ROOT } from '../testing/debian-sandbox.ts';
 import {
   LinuxStepsCheck,
   stageDebianPackages,
@@ -66,11 +67,11 @@ describe('Linux node steps in a Debian sandbox over SSH (no network, artifact ca
     const cache = join(run, 'artifacts');
     await stageDebianPackages(runner, cache);
     await writeStandInImages(runner, cache, componentVersions(plan));
-    await ensureBookwormRootfs(runner, join(CACHE, 'bookworm-rootfs'));
+    const pristine = await ensureDebianRoot(runner, join(CACHE, 'roots'), SANDBOX_ROOT);
     sandbox = await DebianSandbox.start({
       runner,
       node: cp.name,
-      pristine: join(CACHE, 'bookworm-rootfs'),
+      pristine,
       parentDir: run,
     });
     const key = join(run, 'id_ed25519');

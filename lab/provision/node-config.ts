@@ -7,6 +7,7 @@ import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
 import {
   artifactsFor,
   clusterNeeds,
+  type Artifact,
   containerdRelease,
   DEBIAN_REPO_DIR,
   debianPackages,
@@ -21,6 +22,7 @@ import {
 } from './kubeadm-config.ts';
 import type { ArtifactSource } from './provision-settings.ts';
 import { STAGE } from './step-runner.ts';
+import { windowsHostListeners } from './windows-host-listeners.ts';
 import { externalRoute } from '../plan/outbound-nat.ts';
 
 /** Where the node scripts look for artifacts (the cache itself on a node that shares this host's files) and what their messages tell the user. */
@@ -62,7 +64,7 @@ function common(plan: LabPlan, node: PlannedNode, v: ComponentVersions): Record<
 }
 
 /** Path of the first catalogue artifact whose path ends with `suffix`. */
-function pathEnding(files: { path: string }[], suffix: string): string {
+function pathEnding(files: Artifact[], suffix: string): string {
   const found = files.find((f) => f.path.endsWith(suffix));
   if (found === undefined) throw new Error(`artifact catalogue has no ${suffix}`);
   return found.path;
@@ -95,7 +97,7 @@ function linuxContainerd(v: ComponentVersions): Record<string, string> {
   return {
     HL_CONTAINERD_VERSION: pinned ?? '',
     HL_ARTIFACT_CONTAINERD: release?.path ?? '',
-    HL_CONTAINERD_URL: release?.from ?? '',
+    HL_CONTAINERD_URL: release?.url ?? '',
     HL_CONTAINERD_MAJOR: String(versionParts(nodeContainerd('linux', v)).major),
   };
 }
@@ -140,6 +142,9 @@ export function windowsNodeJson(
   imageTarballs: readonly string[],
 ): string {
   const files = artifactsFor('windows', v);
+  // The archive whose member is nssm.exe.
+  const nssm = files.find((f) => f.member?.endsWith('/nssm.exe') === true);
+  if (nssm === undefined) throw new Error('artifact catalogue has no nssm archive');
   const values = {
     ...common(plan, node, v),
     ...artifactSettings(source, STAGE.windows, '\\'),
@@ -147,7 +152,7 @@ export function windowsNodeJson(
     HL_KUBEADM_API: kubeadmApiVersion(v.kubernetes),
     HL_KUBE_NETWORK: plan.cni.windowsNetworkName,
     HL_CNI_BACKEND: plan.cni.backend,
-    HL_VXLAN_PORT: String(plan.cni.port),
+    HL_FIREWALL_RULES: windowsHostListeners(plan),
     HL_CONTAINERD_VERSION: v.containerd.windows,
     HL_ARTIFACT_KUBELET: pathEnding(files, '/kubelet.exe'),
     HL_ARTIFACT_KUBEADM: pathEnding(files, '/kubeadm.exe'),
@@ -163,9 +168,12 @@ export function windowsNodeJson(
       `cni-plugin-flannel-windows-amd64-${v.flannelCniPlugin}.tgz`,
     ),
     HL_ARTIFACT_FLANNELD: pathEnding(files, '/flanneld.exe'),
-    HL_ARTIFACT_NSSM: pathEnding(files, '/nssm.exe'),
+    HL_ARTIFACT_NSSM: nssm.path,
+    HL_NSSM_MEMBER: nssm.member ?? '',
     HL_IMAGE_TARBALLS: imageTarballs.join(' '),
-    HL_UPSTREAM: Object.fromEntries(files.map((f) => [f.path, f.from])),
+    HL_UPSTREAM: Object.fromEntries(
+      files.flatMap((f) => (f.url === undefined ? [] : [[f.path, f.url]])),
+    ),
   };
   return `${JSON.stringify(values, null, 2)}\n`;
 }

@@ -76,7 +76,7 @@ describe('node stage folders', () => {
     );
   });
 
-  it("takes the README's containerd pin to both OSes: upstream releases, Debian keeps runc and the CNI plugins", () => {
+  it("takes the containerd pin of docs/kubeadm.md's example to both OSes: upstream releases, Debian keeps runc and the CNI plugins", () => {
     const plan = kubeadmPlan();
     const settings = provisionSettingsFromText(
       'artifacts: { dir: ./artifacts }\nkubeadm: { versions: { containerd: v1.7.22 }, imageRepository: registry.example/k8s }\n',

@@ -151,6 +151,11 @@ describe('provision() against a recording runner', function () {
       'install-containers-feature.ps1',
       'kubeadm-join.ps1',
     ]);
+    // flannel's HNS network, made after the join, moves win1's address: its route comes after.
+    const winSteps = scripts.filter((c) => c.host === '4').map((c) => c.script);
+    expect(winSteps.indexOf('external-route.ps1')).to.be.greaterThan(
+      winSteps.indexOf('kubeadm-join.ps1'),
+    );
 
     const tokenCall = runner.calls.find((c) => script(c) === 'create-join-token.sh')!;
     const token = tokenCall.options.input!.trim();

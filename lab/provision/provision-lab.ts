@@ -30,6 +30,7 @@ import {
   readyStep,
   registerStep,
   windowsBaseSteps,
+  windowsNetworkSteps,
 } from './provision-steps.ts';
 import { SshNodeShell, type SshTarget } from '../remote/ssh-node-shell.ts';
 import type { ProvisionShell, StepReport } from './step-runner.ts';
@@ -152,7 +153,7 @@ export async function provision(
       {
         node: '-',
         step: 'preflight',
-        hint: 'stage them as README "Artifact cache" describes (where to get each: `npm run lab -- provision --preflight`)',
+        hint: 'stage them as docs/kubeadm.md "Artifact cache" describes (where to get each: `npm run lab -- provision --preflight`)',
       },
     );
   }
@@ -196,6 +197,7 @@ export async function provision(
         const { pending, input } = await joining;
         await run.run(node, [joinStep(node, pending.has(node.name) ? input : undefined)]);
         await run.run(cp, [registerStep(plan.id, node)]);
+        if (node.os === 'windows') await run.run(node, windowsNetworkSteps());
       },
     })),
   ]);

@@ -27,7 +27,7 @@ describe('provision settings (spec fields artifacts, kubeadm)', () => {
     ).to.deep.equal({ kind: 'url', url: 'http://mirror.lab/k8s' });
   });
 
-  it("accepts the README's artifact-cache example, whose containerd pin covers both OSes", () => {
+  it('accepts the artifact-cache example of docs/kubeadm.md, whose containerd pin covers both OSes', () => {
     const settings = provisionSettingsFromText(
       'artifacts: { dir: ./artifacts }\nkubeadm: { versions: { containerd: v1.7.22 }, imageRepository: registry.example/k8s }\n',
       'lab.yaml',

@@ -55,9 +55,17 @@ export function windowsBaseSteps(): ScriptStep[] {
     { id: 'containerd', script: 'install-containerd.ps1', timeoutMs: 15 * MIN },
     { id: 'kubernetes', script: 'install-kubernetes.ps1', timeoutMs: 15 * MIN },
     { id: 'firewall', script: 'configure-firewall.ps1', timeoutMs: 5 * MIN },
-    { id: 'external-route', script: 'external-route.ps1', timeoutMs: 2 * MIN },
     { id: 'images', script: 'import-images.ps1', timeoutMs: 30 * MIN },
   ];
+}
+
+/**
+ * What a Windows node gets once it joined and flannel made its HNS network: creating that network
+ * moves the node's address to a new `vEthernet (…)` adapter, so anything pinned to an interface is
+ * made only then (the facts catalogue's `hns-adapter-rename`).
+ */
+export function windowsNetworkSteps(): ScriptStep[] {
+  return [{ id: 'external-route', script: 'external-route.ps1', timeoutMs: 12 * MIN }];
 }
 
 /** The join of a worker; `input` carries the token and CA hash when a join is due. */

@@ -97,6 +97,15 @@ describe('manifests rendered from the plan', () => {
     expect(JSON.stringify(ds)).to.include('--iface=$(NODE_IP)');
   });
 
+  it('refuses HostProcess DaemonSets for a Kubernetes version without HostProcess (a plan made elsewhere)', () => {
+    const base = kubeadmPlan();
+    const plan = { ...base, kubernetes: { ...base.kubernetes, version: '1.22.9' } };
+    expect(() => renderManifests(plan, componentVersions(plan))).to.throw(
+      ProvisionError,
+      /Windows nodes need Kubernetes >= 1\.23 \(HostProcess/,
+    );
+  });
+
   it('renders no Windows DaemonSets for a Linux-only lab', () => {
     const plan = kubeadmPlan({ windows: false });
     expect(renderManifests(plan, componentVersions(plan)).map((m) => m.file)).to.deep.equal([

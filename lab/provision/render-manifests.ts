@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { flannelNetConf, renderFlannelNetConf } from '../cni/flannel-net-conf.ts';
 import type { LabPlan } from '../plan/lab-plan.ts';
+import { floorsMissing } from '../plan/windows-checks.ts';
 import { flannelImages, type ComponentVersions } from './component-versions.ts';
 import { controlPlaneOf } from './kubeadm-config.ts';
 import { ProvisionError } from './provision-error.ts';
@@ -101,6 +102,10 @@ export function renderManifests(plan: LabPlan, versions: ComponentVersions): Ren
   const files: string[] = [];
   if (plan.cni.plugin === 'flannel') files.push('flannel/kube-flannel.yaml');
   if (plan.nodes.some((n) => n.os === 'windows')) {
+    // HostProcess DaemonSets on a version without them would be refused or ignored: never render them.
+    const missing = floorsMissing(plan.kubernetes.version, plan.windows.dsr);
+    if (missing !== undefined)
+      throw new ProvisionError(missing.message, { node: '-', step: 'render' });
     files.push('windows/flannel-hostprocess.yaml', 'windows/kube-proxy-hostprocess.yaml');
   }
   if (versions.clusterDns.kind === 'hl-cluster-dns') files.push('cluster-dns/hl-cluster-dns.yaml');

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { RunOptions, RunResult } from '../exec/command-runner.ts';
 import { Redactor } from '../exec/redactor.ts';
+import { SshNodeShell } from '../remote/ssh-node-shell.ts';
+import { exitCodeOverOpenSsh } from '../testing/openssh-powershell.ts';
+import { RecordingRunner } from '../testing/recording-runner.ts';
 import { NodeLogs } from './node-log.ts';
 import { ProvisionError } from './provision-error.ts';
 import { isTransient, StepRunner, type ProvisionShell } from './step-runner.ts';
@@ -147,6 +150,28 @@ describe('StepRunner', () => {
       'hostname',
       'powershell',
     ]);
+  });
+
+  it("a Windows step's reboot request (3010) reaches it over OpenSSH's PowerShell shell", async () => {
+    // The script asks for a reboot once, then finds its change active.
+    const codes = [3010, 0];
+    const ssh = new RecordingRunner().on(/set-hostname\.ps1/, (call) => ({
+      exitCode: exitCodeOverOpenSsh(call.args.at(-1)!, { exitCode: codes.shift() ?? 0 }),
+    }));
+    const target = {
+      node: 'win1',
+      host: '10.0.0.5',
+      port: 22,
+      user: 'vagrant',
+      identityFile: '/k',
+    };
+    const shell = new SshNodeShell('win1', { target }, ssh, { flavour: 'powershell' });
+    const report = await runner().script(shell, 'windows', {
+      id: 'hostname',
+      script: 'set-hostname.ps1',
+      rebootExitCode: 3010,
+    });
+    expect(report).to.include({ reboots: 1, attempts: 1 });
   });
 
   it('classifies failures', () => {

@@ -35,6 +35,33 @@ const sdnDebug = 'https://github.com/microsoft/SDN/blob/master/Kubernetes/window
 
 const learn = 'https://learn.microsoft.com/en-us';
 
+/**
+ * The hnsdiag and vfpctrl forms microsoft/SDN's debug scripts run, as read from their master
+ * branch (script → forms, `<…>` standing for a value): what a `shownBy` may credit to them.
+ */
+export const MICROSOFT_SCRIPT_FORMS: Readonly<Record<string, readonly string[]>> = {
+  [`${sdnDebug}/dumpVfpPolicies.ps1`]: [
+    'vfpctrl /list-space /port <port>',
+    'vfpctrl /list-mapping /port <port>',
+    'vfpctrl /port <port> /get-rule-counter',
+    'vfpctrl /port <port> /get-port-state',
+    'vfpctrl /port <port> /list-nat-range',
+    'vfpctrl /switch <switch> /get-switch-forwarding-settings',
+  ],
+  [`${sdnDebug}/VFP.psm1`]: [
+    'vfpctrl /list-vmswitch-port',
+    'vfpctrl /list-layer /port <port>',
+    'vfpctrl /list-group /port <port> /layer <layer>',
+    'vfpctrl /list-rule /port <port> /layer <layer> /group <group>',
+  ],
+  [`${sdnDebug}/collectlogs.ps1`]: [
+    'vfpctrl /list-vmswitch-port',
+    'vfpctrl /port <port> /get-port-counter',
+    'hnsdiag list all -d',
+    'hnsdiag list adapters',
+  ],
+};
+
 export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
   // Microsoft.PowerShell.Core
   {
@@ -90,6 +117,7 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
     'ConvertFrom-Json',
     'ConvertTo-Json',
     'Format-Table',
+    'Get-Date',
     'Get-FileHash',
     'Invoke-WebRequest',
     'New-Object',
@@ -193,11 +221,14 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
     forms: [
       'vfpctrl /list-vmswitch-port',
       'vfpctrl /port <port name> /get-port-state',
-      'vfpctrl /list-rule /port <port name>',
+      'vfpctrl /port <port name> /get-rule-counter',
       'vfpctrl /port <port name> /get-port-counter',
     ],
+    // Today's dumpVfpPolicies.ps1 reads a port's rules with /get-rule-counter; VFP.psm1 calls
+    // /list-rule only with /layer and /group, so /list-rule /port alone is shown by neither.
     shownBy: {
-      'vfpctrl /list-rule /port <port name>': `${sdnDebug}/dumpVfpPolicies.ps1`,
+      'vfpctrl /port <port name> /get-port-state': `${sdnDebug}/dumpVfpPolicies.ps1`,
+      'vfpctrl /port <port name> /get-rule-counter': `${sdnDebug}/dumpVfpPolicies.ps1`,
       'vfpctrl /port <port name> /get-port-counter': `${sdnDebug}/collectlogs.ps1`,
     },
   },

@@ -5,6 +5,7 @@ import { powerShellParser, type PsParse } from '../testing/powershell-parser.ts'
 import { checkCommands } from '../testing/windows-command-check.ts';
 import { REPO_ROOT, windowsContainers, windowsScripts } from '../testing/windows-scripts.ts';
 import {
+  MICROSOFT_SCRIPT_FORMS,
   WINDOWS_BUILTIN_COMMANDS,
   WINDOWS_POWERSHELL_ALIASES,
 } from './windows-builtin-commands.ts';
@@ -91,6 +92,17 @@ describe('commands of the Windows scripts', function () {
       names.filter((n) => !used.has(n)),
       'listed but not used',
     ).to.deep.equal([]);
+  });
+
+  it("every form credited to one of Microsoft's debug scripts is a form that script runs today", () => {
+    // `<…>` placeholders differ in name only.
+    const shape = (form: string) => form.replace(/<[^>]*>/g, '<>');
+    for (const b of WINDOWS_BUILTIN_COMMANDS) {
+      for (const [form, script] of Object.entries(b.shownBy ?? {})) {
+        const shown = (MICROSOFT_SCRIPT_FORMS[script] ?? []).map(shape);
+        expect(shown, `${form} is credited to ${script}`).to.include(shape(form));
+      }
+    }
   });
 
   it('every installed command names the script that installs it, and that script names its artifact and folder', () => {

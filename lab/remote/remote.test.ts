@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { CommandError } from '../errors.ts';
+import { exitCodeOverOpenSsh } from '../testing/openssh-powershell.ts';
 import { RecordingRunner } from '../testing/recording-runner.ts';
 import { commandLine, quoteArg } from './quote.ts';
 import { parseSshConfig, renderSshConfig, sshTarget } from './ssh-config.ts';
@@ -26,6 +27,32 @@ describe('remote: quoting', function () {
     expect(quoteArg('C:\\k', 'posix')).to.equal(`'C:\\k'`);
     expect(quoteArg("it's", 'powershell')).to.equal(`'it''s'`);
     expect(commandLine(['echo', 'a b', ''])).to.equal(`echo 'a b' ''`);
+    // PowerShell reads an unquoted a,b as an array (two arguments) and @x as splatting.
+    expect(quoteArg('a,b', 'powershell')).to.equal(`'a,b'`);
+    expect(quoteArg('@args', 'powershell')).to.equal(`'@args'`);
+  });
+
+  it("a Windows program's exit code survives OpenSSH's PowerShell DefaultShell (powershell -c)", function () {
+    const script = [
+      'powershell',
+      '-NoProfile',
+      '-File',
+      'C:\\hybrid-lab\\scripts\\set-hostname.ps1',
+    ];
+    const line = commandLine(script, 'powershell');
+    for (const exitCode of [0, 1, 3, 75, 3010])
+      expect(exitCodeOverOpenSsh(line, { exitCode }), `exit ${exitCode}`).to.equal(exitCode);
+    expect(exitCodeOverOpenSsh(line, 'not-found'), 'a program that is not there').to.equal(1);
+    // A quoted path is a command only through the call operator.
+    expect(
+      commandLine(['C:\\Program Files\\containerd\\ctr.exe', 'version'], 'powershell'),
+    ).to.equal(
+      `$LASTEXITCODE = 1; & 'C:\\Program Files\\containerd\\ctr.exe' version; exit $LASTEXITCODE`,
+    );
+    // A cmdlet's success is all it reports, and -Command carries it as 0 or 1.
+    expect(commandLine(['Restart-Computer', '-Force'], 'powershell')).to.equal(
+      'Restart-Computer -Force',
+    );
   });
 });
 

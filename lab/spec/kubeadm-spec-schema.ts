@@ -21,7 +21,7 @@ export const ArtifactsSpecSchema = z
         .describe('Base URL of the same layout; the nodes download from it.'),
     }),
   ])
-  .describe('Artifact cache: exactly one of dir or url (see README "Artifact cache").');
+  .describe('Artifact cache: exactly one of dir or url (see docs/kubeadm.md, "Artifact cache").');
 
 /** 1.6 or later: the HostProcess containers of Windows nodes (kube-proxy, flannel) need it. */
 const containerdVersion = version.refine(
@@ -62,9 +62,12 @@ export const KubeadmSpecSchema = z
       .describe(
         "coredns (kubeadm's addon), or hl-cluster-dns: the project's stand-in built from Debian's Kubernetes source where CoreDNS cannot be had.",
       ),
-    agnhostImage: imageRef
+    agnhostImage: z
+      .union([imageRef, z.strictObject({ linux: imageRef, windows: imageRef })])
       .optional()
-      .describe('An agnhost image every node imports from the cache; the suite deploys it.'),
+      .describe(
+        'The agnhost image the nodes import from the cache and the suite deploys: one reference for both OSes (an image with linux and windows variants), or one per OS. hybrid-lab/ images (vagrant/artifacts/kubernetes/build.sh) are Linux only.',
+      ),
     e2eImages: z
       .boolean()
       .default(false)
@@ -78,5 +81,14 @@ export const KubeadmSpecSchema = z
   .describe('kubeadm provisioning options (cluster: kubeadm).');
 
 export type ArtifactsSpec = z.output<typeof ArtifactsSpecSchema>;
+
 export type KubeadmSpec = z.output<typeof KubeadmSpecSchema>;
 export type ComponentVersionOverrides = z.output<typeof ComponentVersionsSchema>;
+
+/** The spec's agnhost image per OS: one reference serves both, an object names each. */
+export function agnhostImagesOf(
+  image: KubeadmSpec['agnhostImage'],
+): Partial<Record<'linux' | 'windows', string>> {
+  if (image === undefined) return {};
+  return typeof image === 'string' ? { linux: image, windows: image } : { ...image };
+}

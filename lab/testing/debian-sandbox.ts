@@ -25,20 +25,24 @@ import type {
 import { ProvisionError } from '../provision/provision-error.ts';
 import type { SshTarget } from '../remote/ssh-node-shell.ts';
 import { STAGE, type ProvisionShell } from '../provision/step-runner.ts';
+import { debianMirror, type DebianRootRecipe } from './debian-root.ts';
 
-/** What a Vagrant Debian box has beyond minbase and the scripts rely on. */
-const INCLUDE = 'systemd,systemd-sysv,dbus,kmod,procps,iproute2,sudo,openssh-server';
-
-/** Builds the pristine root filesystem once (needs Debian's mirror); later runs copy it. */
-export async function ensureBookwormRootfs(runner: CommandRunner, dir: string): Promise<void> {
-  if (existsSync(join(dir, 'etc', 'debian_version'))) return;
-  rmSync(dir, { recursive: true, force: true });
-  await runner.run(
-    'debootstrap',
-    ['--variant=minbase', `--include=${INCLUDE}`, 'bookworm', dir, 'http://deb.debian.org/debian'],
-    { timeoutMs: 20 * 60_000 },
-  );
-}
+/** The sandbox's root: minbase plus what a Vagrant Debian box has and the scripts rely on. */
+export const SANDBOX_ROOT: DebianRootRecipe = {
+  suite: 'bookworm',
+  variant: 'minbase',
+  include: [
+    'systemd',
+    'systemd-sysv',
+    'dbus',
+    'kmod',
+    'procps',
+    'iproute2',
+    'sudo',
+    'openssh-server',
+  ],
+  mirror: debianMirror(),
+};
 
 export class DebianSandbox implements ProvisionShell, AsyncDisposable {
   /** Commands run as root in the container; files are copied into its own root filesystem. */

@@ -15,12 +15,16 @@ export interface BackendFaults {
   missing?: string[];
   /** Every answer says `Connection: close`. */
   closeEach?: boolean;
+  /** Paths answered with this status and their usual body (a 3xx is no success either). */
+  statusOf?: Record<string, number>;
 }
 
 /** A started backend; `close()` also drops connections a silent request holds. */
 export interface EndpointBackend {
   /** `http://127.0.0.1:PORT` */
   base: string;
+  /** Connections the backend still has open. */
+  openConnections(): Promise<number>;
   close(): void;
 }
 
@@ -28,7 +32,7 @@ export async function startEndpointBackend(
   name: string,
   faults: BackendFaults = {},
 ): Promise<EndpointBackend> {
-  const { delayMs = 0, silentOn = [], missing = [], closeEach = false } = faults;
+  const { delayMs = 0, silentOn = [], missing = [], closeEach = false, statusOf = {} } = faults;
   let connections = 0;
   const numbers = new WeakMap<object, number>();
   const server: Server = createServer((req, res) => {
@@ -39,7 +43,7 @@ export async function startEndpointBackend(
     if (closeEach) res.setHeader('connection', 'close');
     setTimeout(() => {
       if (missing.includes(path)) res.writeHead(404).end('not found');
-      else res.end(body);
+      else res.writeHead(statusOf[path] ?? 200).end(body);
     }, delayMs);
   });
   server.on('connection', (socket) => numbers.set(socket, ++connections));
@@ -47,6 +51,13 @@ export async function startEndpointBackend(
   await once(server, 'listening');
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    openConnections: () =>
+      new Promise((resolve, reject) => {
+        server.getConnections((err, count) => {
+          if (err) reject(err);
+          else resolve(count);
+        });
+      }),
     close: () => {
       server.closeAllConnections();
       server.close();

@@ -1,21 +1,16 @@
 /** Globs over slash-separated ids (cell ids, profile keys): `*` within a segment, `**` across. */
 
-const compiled = new Map<string, RegExp>();
-
+// Not cached: compiling is cheap next to a probe, and a cache would hide a changed glob rule from
+// every test after the first (mutation testing runs them all in one process).
 export function globToRegExp(glob: string): RegExp {
-  let re = compiled.get(glob);
-  if (re === undefined) {
-    const body = glob
-      .split('**')
-      .map((part) =>
-        part
-          .split('*')
-          .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-          .join('[^/]*'),
-      )
-      .join('.*');
-    re = new RegExp(`^${body}$`);
-    compiled.set(glob, re);
-  }
-  return re;
+  const body = glob
+    .split('**')
+    .map((part) =>
+      part
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*'),
+    )
+    .join('.*');
+  return new RegExp(`^${body}$`);
 }

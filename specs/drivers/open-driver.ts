@@ -13,6 +13,7 @@ import { kubeconfigPath } from '../../lab/providers/existing/existing-provider.t
 import { LibvirtStartedLab } from '../../lab/providers/libvirt/libvirt-started-lab.ts';
 import type { StartedLab } from '../../lab/providers/lab-provider.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
+import { agnhostImagesOf } from '../../lab/spec/kubeadm-spec-schema.ts';
 import { EmulatedDriver } from './emulated-driver.ts';
 import type { KubernetesSettings } from './kubernetes/kubernetes-settings.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
@@ -68,9 +69,7 @@ export async function openDriver(
       // libvirt labs put the external address on the lab bridge of this host: outside every
       // cluster CIDR and OutBoundNAT exception list, where outbound-NAT probes must go.
       ...(plan.provider === 'libvirt' ? { externalAddress: plan.external.address } : {}),
-      ...(settings?.kubeadm.agnhostImage === undefined
-        ? {}
-        : { image: settings.kubeadm.agnhostImage }),
+      images: agnhostImagesOf(settings?.kubeadm.agnhostImage),
       facts: labFacts(plan, settings, lab),
       // Labs the harness made reach their nodes: failing cells get path evidence from them.
       ...(plan.provider === 'existing' ? {} : { nodeShell: (node: string) => lab.nodeShell(node) }),

@@ -2,10 +2,20 @@
 import type { LabDriver, Workloads } from '../model/lab-driver.ts';
 import { sendProbe } from '../model/lab-driver.ts';
 import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
+import { InfrastructureError } from '../model/infrastructure-error.ts';
 import { judgeReply, verdictOf } from './judge.ts';
 import type { Expectation } from './profile.ts';
 import type { SuiteSettings } from './suite-settings.ts';
-import { Outcome, type CellResult } from '../../lab/contracts/results-file.ts';
+import {
+  Outcome,
+  type CellResult,
+  type FailedAttempt,
+  type FlakyFlag,
+} from '../../lab/contracts/results-file.ts';
+import type { ProbeReply } from '../model/lab-driver.ts';
+import { slowFlags, timingOf, type RequestTiming } from './latency-budget.ts';
+import { better, perfFlags } from './perf-budget.ts';
+import { slowText } from '../report/cell-text.ts';
 import { CHURN_STEPS, type ChurnStep, type Os } from '../../lab/contracts/cells.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -17,12 +27,49 @@ export const CHURN_SETTLE_MS = 30_000;
 /** The pause between a churn cell's probes while it has not converged. */
 const CHURN_POLL_MS = 1000;
 
-export type RunnerSettings = Pick<SuiteSettings, 'concurrency' | 'timeoutMs' | 'retries'>;
+export type RunnerSettings = Pick<SuiteSettings, 'concurrency' | 'timeoutMs' | 'retries'> &
+  Partial<Pick<SuiteSettings, 'budget'>>;
+
+/** A probed cell before the run-wide judgement: its result and what it asked. */
+interface Probed {
+  result: CellResult;
+  spec?: ProbeSpec;
+  /** The answered requests' timing, as the probes measured them. */
+  requests: RequestTiming[];
+}
+
+/**
+ * One attempt's judged outcome and the reply it came from (none when the driver threw); `infra`
+ * when the lab could not carry the probe at all.
+ */
+interface Attempt {
+  outcome: Outcome;
+  detail: string;
+  infra?: boolean;
+  reply?: ProbeReply;
+  durationMs: number;
+}
+
+/** The requests an answered reply timed: a sweep's each, else the probe as a whole. */
+function requestsOf(reply: ProbeReply | undefined): RequestTiming[] {
+  if (reply === undefined) return [];
+  if (reply.requests !== undefined) return reply.requests;
+  return reply.ms === undefined && reply.connectMs === undefined
+    ? []
+    : [
+        {
+          ...(reply.ms === undefined ? {} : { ms: reply.ms }),
+          ...(reply.connectMs === undefined ? {} : { connectMs: reply.connectMs }),
+        },
+      ];
+}
 
 /** Told when a cell's probes start and when its result is known (the run's recorder). */
 export interface CellObserver {
   started(cell: string): void;
   record(result: CellResult): void;
+  /** A recorded result changed once the whole run was judged (a slow or flaky flag). */
+  revise?(result: CellResult): void;
 }
 
 export class CellRunner {
@@ -45,7 +92,25 @@ export class CellRunner {
    */
   prefetch(cells: readonly { plan: CellPlan; expectation: Expectation }[]): void {
     const plain = cells.filter((c) => c.plan.churn === undefined || c.plan.probe === undefined);
-    for (const cell of plain) void this.result(cell.plan, cell.expectation).catch(() => undefined);
+    // Recorded as soon as probed, so an interrupted run still reports them; revised once judged.
+    const probed = plain.map(({ plan, expectation }) =>
+      this.#slot(() => this.#probe(plan, expectation)).then((p) => {
+        this.observer?.record(p.result);
+        return p;
+      }),
+    );
+    // Slow is judged against the whole run: every plain cell's result waits for every other's.
+    const judged = Promise.all(probed).then((all) => this.#judgeRun(all));
+    for (const { plan } of plain) {
+      const result = judged
+        .then((byCell) => byCell.get(plan.meta.cell)!)
+        .then((done) => {
+          this.observer?.revise?.(done);
+          return done;
+        });
+      result.catch(() => undefined);
+      this.#results.set(plan.meta.cell, result);
+    }
     const churned = cells.filter((c) => c.plan.churn !== undefined && c.plan.probe !== undefined);
     if (churned.length > 0) this.#churn(churned, plain);
   }
@@ -72,7 +137,9 @@ export class CellRunner {
         .then((failed) =>
           this.#slot(() =>
             failed === undefined
-              ? this.#probe(plan, expectation, this.driver.churnSettleMs ?? CHURN_SETTLE_MS)
+              ? this.#probe(plan, expectation, this.driver.churnSettleMs ?? CHURN_SETTLE_MS).then(
+                  (p) => p.result,
+                )
               : Promise.resolve(this.#failedStep(plan, expectation, failed)),
           ),
         )
@@ -132,7 +199,7 @@ export class CellRunner {
   result(plan: CellPlan, expectation: Expectation): Promise<CellResult> {
     let result = this.#results.get(plan.meta.cell);
     if (result === undefined) {
-      result = this.#slot(() => this.#probe(plan, expectation)).then((done) => {
+      result = this.#slot(() => this.#probe(plan, expectation)).then(({ result: done }) => {
         this.observer?.record(done);
         return done;
       });
@@ -169,7 +236,7 @@ export class CellRunner {
    * Probes a cell: once, or with retries when it is expected to pass; with a `settleMs` above 0,
    * a cell expected to pass is probed again until it does or that long passed.
    */
-  async #probe(plan: CellPlan, expectation: Expectation, settleMs?: number): Promise<CellResult> {
+  async #probe(plan: CellPlan, expectation: Expectation, settleMs?: number): Promise<Probed> {
     this.observer?.started(plan.meta.cell);
     const started = performance.now();
     const base = {
@@ -179,12 +246,15 @@ export class CellRunner {
     };
     if (plan.probe === undefined) {
       return {
-        ...base,
-        verdict: 'skipped',
-        reason: plan.skip ?? 'not applicable',
-        detail: '',
-        durationMs: 0,
-        attempts: 0,
+        result: {
+          ...base,
+          verdict: 'skipped',
+          reason: plan.skip ?? 'not applicable',
+          detail: '',
+          durationMs: 0,
+          attempts: 0,
+        },
+        requests: [],
       };
     }
     const spec = plan.probe(this.workloads);
@@ -195,7 +265,8 @@ export class CellRunner {
     // any other.
     const settleUntil =
       expectsOk && settleMs !== undefined && settleMs > 0 ? started + settleMs : undefined;
-    let judged = { outcome: Outcome.Error as Outcome, detail: '' };
+    let judged: Attempt = { outcome: Outcome.Error, detail: '', durationMs: 0 };
+    const failed: FailedAttempt[] = [];
     let attempts = 0;
     // A settling cell fails only on an attempt that began after the bound: a sweep that started
     // while the rules were still changing proves nothing.
@@ -205,36 +276,193 @@ export class CellRunner {
       attemptStarted = performance.now();
       judged = await this.#attempt(spec);
       if (judged.outcome === Outcome.Ok) break;
+      failed.push({
+        outcome: judged.outcome,
+        detail: judged.detail,
+        durationMs: judged.durationMs,
+      });
+      if (judged.infra === true) break;
       if (settleUntil !== undefined) await delay(CHURN_POLL_MS);
     }
-    const target =
-      'url' in spec.request
-        ? spec.request.url
-        : 'base' in spec.request
-          ? spec.request.base
-          : 'name' in spec.request
-            ? spec.request.name
-            : 'port' in spec.request
-              ? `${spec.request.host}:${spec.request.port}`
-              : spec.request.host;
-    return {
+    // The last attempt is the verdict's; the ones before it are what a retry hid.
+    if (judged.outcome !== Outcome.Ok) failed.pop();
+    const requests = judged.outcome === Outcome.Ok ? requestsOf(judged.reply) : [];
+    const timing = timingOf(requests);
+    const result: CellResult = {
       ...base,
-      verdict: verdictOf(expectation.expected, judged.outcome),
+      verdict:
+        judged.infra === true ? 'infra-error' : verdictOf(expectation.expected, judged.outcome),
       actual: judged.outcome,
-      detail: `${spec.from} → ${target}: ${judged.detail}`,
+      detail: `${spec.from} → ${targetOf(spec)}: ${judged.detail}`,
       durationMs: Math.round(performance.now() - started),
       attempts,
+      ...(timing === undefined ? {} : { timing }),
+      ...(failed.length === 0 ? {} : { failedAttempts: failed }),
+      ...(judged.reply?.perf === undefined ? {} : { perf: judged.reply.perf }),
+    };
+    return { result: this.#flaky(result, settleUntil !== undefined), spec, requests };
+  }
+
+  /**
+   * A cell that passed after failed attempts is flaky when they were more than the allowed
+   * fraction (a settling churn cell's attempts before convergence are not failures).
+   */
+  #flaky(result: CellResult, settling: boolean): CellResult {
+    const failed = result.failedAttempts ?? [];
+    const fraction = failed.length / Math.max(1, result.attempts);
+    const budget = this.settings.budget;
+    if (settling || result.verdict !== 'pass' || failed.length === 0) return result;
+    if (fraction <= (budget?.flakyFraction ?? 0)) return result;
+    const flaky: FlakyFlag = {
+      failed: failed.length,
+      attempts: result.attempts,
+      fraction: Math.round(fraction * 1000) / 1000,
+      what: 'attempts',
+    };
+    const flags = { ...result.flags, flaky };
+    const first = failed[0]!;
+    const text = `flaky: ${failed.length} of ${result.attempts} attempts failed (first: ${first.outcome}: ${first.detail})`;
+    if (budget?.flaky !== 'fail') return { ...result, flags };
+    return {
+      ...result,
+      flags,
+      verdict: 'fail',
+      actual: first.outcome,
+      detail: `${text}; ${result.detail}`,
     };
   }
 
-  /** One probe, judged; a driver that throws (exec API error, crash) gives an Error outcome with its stack. */
-  async #attempt(spec: ProbeSpec): Promise<{ outcome: Outcome; detail: string }> {
-    try {
-      const reply = await sendProbe(this.driver, this.workloads, spec, this.settings.timeoutMs);
-      return judgeReply(reply, spec.check);
-    } catch (error) {
-      const e = error instanceof Error ? error : new Error(String(error));
-      return { outcome: Outcome.Error, detail: `the probe failed: ${e.stack ?? e.message}` };
+  /**
+   * The run-wide judgement of the plain cells: a cell slow against its peers is measured again
+   * (`confirmations` more probes, one at a time) and stays slow only when the median of all its
+   * requests still is, so one late sample on a busy machine flags nothing.
+   */
+  async #judgeRun(probed: readonly Probed[]): Promise<Map<string, CellResult>> {
+    const byCell = new Map(probed.map((p) => [p.result.cell, p]));
+    const budget = this.settings.budget;
+    if (budget !== undefined && probed.some((p) => p.result.perf !== undefined)) {
+      await this.#judgePerf(byCell);
+    } else if (budget !== undefined) {
+      const results = () => [...byCell.values()].map((p) => p.result);
+      const suspects = slowFlags(results(), budget);
+      for (const cell of suspects.keys()) {
+        const suspect = byCell.get(cell)!;
+        if (suspect.spec === undefined) continue;
+        const requests = [...suspect.requests];
+        const failed = [...(suspect.result.failedAttempts ?? [])];
+        for (let i = 0; i < budget.confirmations; i++) {
+          const again = await this.#slot(() => this.#attempt(suspect.spec!));
+          if (again.outcome === Outcome.Ok) requests.push(...requestsOf(again.reply));
+          else
+            failed.push({
+              outcome: again.outcome,
+              detail: again.detail,
+              durationMs: again.durationMs,
+            });
+        }
+        const timing = timingOf(requests);
+        const result = {
+          ...suspect.result,
+          attempts: suspect.result.attempts + budget.confirmations,
+          ...(timing === undefined ? {} : { timing }),
+          ...(failed.length === 0 ? {} : { failedAttempts: failed }),
+        };
+        byCell.set(cell, { ...suspect, requests, result: this.#flaky(result, false) });
+      }
+      const slow = slowFlags(results(), budget);
+      for (const [cell, flag] of slow) {
+        if (!suspects.has(cell)) continue; // never measured again: one sample is not a finding
+        const { result } = byCell.get(cell)!;
+        const flagged = { ...result, flags: { ...result.flags, slow: flag } };
+        byCell.get(cell)!.result =
+          budget.slow === 'fail'
+            ? {
+                ...flagged,
+                verdict: verdictOf(result.expected, Outcome.Slow),
+                actual: Outcome.Slow,
+                detail: `${slowText(flag)}; ${result.detail}`,
+              }
+            : flagged;
+      }
+    }
+    return new Map([...byCell].map(([cell, p]) => [cell, p.result]));
+  }
+
+  /**
+   * Perf cells against the run's own figures (perf-budget.ts): a flagged one is measured once
+   * more and keeps the better of its two runs, so it stays flagged only when both were bad.
+   */
+  async #judgePerf(byCell: Map<string, Probed>): Promise<void> {
+    const budget = this.settings.budget!;
+    const results = () => [...byCell.values()].map((p) => p.result);
+    const suspects = perfFlags(results(), budget.perf);
+    for (const cell of suspects.keys()) {
+      const suspect = byCell.get(cell)!;
+      const again = await this.#slot(() => this.#attempt(suspect.spec!));
+      const first = suspect.result.perf!;
+      const perf = again.reply?.perf === undefined ? first : better(first, again.reply.perf);
+      suspect.result = { ...suspect.result, perf, attempts: suspect.result.attempts + 1 };
+    }
+    for (const [cell, flags] of perfFlags(results(), budget.perf)) {
+      if (!suspects.has(cell)) continue; // never measured again: one run is not a finding
+      const probed = byCell.get(cell)!;
+      const result = { ...probed.result, flags: { ...probed.result.flags, ...flags } };
+      const failsOn =
+        flags.slow !== undefined && budget.slow === 'fail'
+          ? { outcome: Outcome.Slow, text: slowText(flags.slow) }
+          : flags.flaky !== undefined && budget.flaky === 'fail'
+            ? {
+                outcome: Outcome.Flaky,
+                text: `flaky: ${flags.flaky.failed} of ${flags.flaky.attempts} ${flags.flaky.what} lost`,
+              }
+            : undefined;
+      probed.result =
+        failsOn === undefined
+          ? result
+          : {
+              ...result,
+              verdict: verdictOf(result.expected, failsOn.outcome),
+              actual: failsOn.outcome,
+              detail: `${failsOn.text}; ${result.detail}`,
+            };
     }
   }
+
+  /**
+   * One probe, judged; a driver that throws (exec API error, crash) gives an Error outcome with its
+   * stack, one that finds the lab unfit for the probe (InfrastructureError) an infrastructure error.
+   */
+  async #attempt(spec: ProbeSpec): Promise<Attempt> {
+    const started = performance.now();
+    const took = () => Math.round(performance.now() - started);
+    try {
+      const reply = await sendProbe(this.driver, this.workloads, spec, this.settings.timeoutMs);
+      return { ...judgeReply(reply, spec.check), reply, durationMs: took() };
+    } catch (error) {
+      if (error instanceof InfrastructureError) {
+        const hint = error.hint === undefined ? '' : ` (${error.hint})`;
+        return {
+          outcome: Outcome.Error,
+          detail: `${error.message}${hint}`,
+          infra: true,
+          durationMs: took(),
+        };
+      }
+      const e = error instanceof Error ? error : new Error(String(error));
+      return {
+        outcome: Outcome.Error,
+        detail: `the probe failed: ${e.stack ?? e.message}`,
+        durationMs: took(),
+      };
+    }
+  }
+}
+
+/** What a cell's detail names as its target. */
+function targetOf(spec: ProbeSpec): string {
+  const request = spec.request;
+  if ('url' in request) return request.url;
+  if ('base' in request) return request.base;
+  if ('name' in request) return request.name;
+  return 'port' in request ? `${request.host}:${request.port}` : request.host;
 }

@@ -81,7 +81,25 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
       };
     case 'every-endpoint':
       return judgeEndpoints(reply, check);
+    case 'measured':
+      return { outcome: Outcome.Ok, detail: perfText(reply) };
   }
+}
+
+/** A perf measure's figures in one line. */
+export function perfText(reply: ProbeReply): string {
+  const p = reply.perf;
+  if (p === undefined) return 'measured nothing';
+  const rate =
+    p.mbps !== undefined
+      ? `${p.mbps} Mbit/s`
+      : `${p.ratePerS ?? 0}/s, p50 ${p.p50Ms ?? '?'} ms, p90 ${p.p90Ms ?? '?'} ms, p99 ${p.p99Ms ?? '?'} ms`;
+  const lost = p.failed > 0 ? `, ${p.failed} of ${p.attempts} lost or failed` : '';
+  const retrans =
+    p.retransmitted !== undefined && p.retransmitted > 0
+      ? `, ${p.retransmitted} of ${p.sent ?? '?'} segments retransmitted`
+      : '';
+  return `${p.measure} ${rate}${lost}${retrans}${p.backend ? ` (${p.backend} answered)` : ''}`;
 }
 
 /** Ok when nothing answered: the request was refused, or (unless `refusedOnly`) dropped. */

@@ -6,7 +6,10 @@
 import type { RunInfo } from '../../lab/contracts/results-file.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
 import { MATRIX, type MatrixRow } from '../matrix/rows.ts';
+import { PERF_MATRIX } from '../matrix/perf-cells.ts';
+import { parseCellId } from '../../lab/contracts/cells.ts';
 import type { LabDriver, LabInfo, Workloads } from '../model/lab-driver.ts';
+import type { CellPlan } from '../model/cell-plan.ts';
 import { LAB_READY_CELL, runStatus, unknownRunInfo, type Report } from '../model/report.ts';
 import { podNames } from '../model/workload-names.ts';
 import { resultsDir, writeReport } from '../report/write-report.ts';
@@ -56,10 +59,12 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
       ? 'hybrid matrix'
       : `hybrid matrix on ${info.lab} (${info.provider}${info.emulated ? ', EMULATED' : ''})`;
   const run = settings;
+  const rows = options.rows ?? (run?.suite === 'perf' ? PERF_MATRIX : MATRIX);
   const cells =
     driver === undefined || run === undefined
       ? []
-      : expandCells(options.rows ?? MATRIX, driver.nodes)
+      : expandCells(rows, driver.nodes, run.mesh, run.perf)
+          .map((plan) => perfHosted(plan, driver))
           .map((plan) => ({
             plan,
             expectation: expectationFor(run.profile, plan.meta.cell, driver.info),
@@ -207,6 +212,15 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
   });
 }
 
+/** A perf cell the driver cannot measure is skipped with its reason. */
+function perfHosted(plan: CellPlan, driver: LabDriver): CellPlan {
+  const key = parseCellId(plan.meta.cell);
+  if (key?.kind !== 'perf' || plan.probe === undefined) return plan;
+  const why = driver.perfUnsupported?.(key);
+  if (why === undefined) return plan;
+  return { meta: plan.meta, ...(plan.churn === undefined ? {} : { churn: plan.churn }), skip: why };
+}
+
 function runInfo(info: LabInfo, settings: SuiteSettings | undefined): RunInfo {
   const startedAt = new Date();
   return {
@@ -218,6 +232,8 @@ function runInfo(info: LabInfo, settings: SuiteSettings | undefined): RunInfo {
           runId: settings.runId,
           profile: settings.profile.name,
           unexpectedPass: settings.profile.unexpectedPass,
+          suite: settings.suite,
+          mesh: settings.mesh,
         }),
     startedAt: startedAt.toISOString(),
   };

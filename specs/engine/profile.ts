@@ -13,6 +13,8 @@ const ProfileSchema = z.strictObject({
   description: z.string(),
   /** What an expected failure that passes does to the run. */
   unexpectedPass: z.enum(['fail', 'warn']),
+  /** What a cell slow against the run's own baseline does: fails it (default) or warns. */
+  slow: z.enum(['fail', 'warn']).optional(),
   expectations: z.array(
     z.strictObject({
       /** Glob over cell ids: `*` within one segment, `**` across segments. */

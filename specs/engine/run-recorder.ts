@@ -53,13 +53,19 @@ export class RunRecorder {
     if (!this.#results.has(result.cell)) this.#results.set(result.cell, { ...result });
   }
 
-  /** A hook of the run failed (deploy, cleanup): an infrastructure problem outside the matrix. */
+  /** A recorded cell's result after the run-wide judgement (slow, flaky): it replaces the first. */
+  revise(result: CellResult): void {
+    this.#inFlight.delete(result.cell);
+    this.#results.set(result.cell, { ...result });
+  }
+
   /** Adds a recorded cell's path evidence. */
   attachEvidence(cell: string, evidence: NonNullable<CellResult['evidence']>): void {
     const result = this.#results.get(cell);
     if (result !== undefined) this.#results.set(cell, { ...result, evidence });
   }
 
+  /** A hook of the run failed (deploy, cleanup): an infrastructure problem outside the matrix. */
   hookFailed(title: string, error: unknown, durationMs = 0): void {
     const e = error instanceof Error ? error : new Error(String(error));
     this.#other.push({

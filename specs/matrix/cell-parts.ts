@@ -10,12 +10,9 @@ import type {
   Workloads,
 } from '../model/lab-driver.ts';
 import { SERVICE_SLOT, serviceName, slotOf } from '../model/workload-names.ts';
+import { FULL_MESH, crossNodePairs, nodesOf, type Mesh } from './mesh.ts';
 
-/** Nodes of an OS, workers first: pods on workers are the common case. */
-export function nodesOf(nodes: readonly SuiteNode[], os: Os): SuiteNode[] {
-  const of = nodes.filter((n) => n.os === os);
-  return [...of.filter((n) => n.role === 'worker'), ...of.filter((n) => n.role !== 'worker')];
-}
+export { nodesOf } from './mesh.ts';
 
 /** A deployed pod by name. */
 export function pod(w: Workloads, name: string): DeployedPod {
@@ -50,19 +47,18 @@ export function lacking(nodes: readonly SuiteNode[], os: Os, need = `a ${os} nod
   return `needs ${need}; the lab has ${has} ${os} node${has === 1 ? '' : 's'}`;
 }
 
-/** The node pairs of a pod-to-pod row: every node (same-node), or every ordered pair (cross-node). */
+/**
+ * The node pairs of a pairwise row: every node (same-node), or the ordered pairs the mesh takes
+ * (cross-node: every one on a full mesh).
+ */
 export function nodePairs(
   row: { from: Os; to: Os },
   placement: Placement,
   nodes: readonly SuiteNode[],
+  mesh: Mesh = FULL_MESH,
 ): [SuiteNode, SuiteNode][] {
-  const sources = nodesOf(nodes, row.from);
-  if (placement === 'same-node') return sources.map((n) => [n, n]);
-  return sources.flatMap((src) =>
-    nodesOf(nodes, row.to)
-      .filter((dst) => dst.name !== src.name)
-      .map((dst): [SuiteNode, SuiteNode] => [src, dst]),
-  );
+  if (placement === 'same-node') return nodesOf(nodes, row.from).map((n) => [n, n]);
+  return crossNodePairs(row, nodes, mesh);
 }
 
 /** Requests a Service sweep may make per endpoint before it calls one missing. */
@@ -97,6 +93,7 @@ export function everyEndpoint(
     request: {
       kind: 'endpoints',
       base,
+      service: service(w, os).name,
       expect,
       maxRequests: REQUESTS_PER_ENDPOINT * expect.length,
     },

@@ -71,7 +71,13 @@ export function churn(
           if (live.length === 0) {
             return {
               from,
-              request: { kind: 'endpoints', base, expect: [plan.deleted], maxRequests: 1 },
+              request: {
+                kind: 'endpoints',
+                base,
+                service: svc.name,
+                expect: [plan.deleted],
+                maxRequests: 1,
+              },
               // kube-proxy's iptables mode rejects a Service without endpoints; what Windows'
               // load balancer does then is not documented, so there only nothing may answer.
               check: { kind: row.from === 'linux' ? 'refused' : 'not-forwarded' },
@@ -82,6 +88,7 @@ export function churn(
             request: {
               kind: 'endpoints',
               base,
+              service: svc.name,
               expect: live,
               maxRequests: REQUESTS_PER_ENDPOINT * live.length + CHURN_MIN_REQUESTS,
               minRequests: CHURN_MIN_REQUESTS,

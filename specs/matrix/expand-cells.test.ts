@@ -220,6 +220,7 @@ describe('matrix expansion', () => {
       request: {
         kind: 'endpoints',
         base: 'http://hairpin-win2.ns.svc.cluster.local:80',
+        service: 'hairpin-win2',
         expect: ['netexec-win2-a'],
         maxRequests: 20,
       },
@@ -276,7 +277,11 @@ describe('matrix expansion', () => {
     const spec = svc.probe!(w);
     const linuxEndpoints = ['netexec-cp1-b', 'netexec-lin1-b', 'netexec-lin2-b'];
     expect(spec.from).to.equal('netexec-win2-a');
-    expect(spec.request).to.deep.include({ kind: 'endpoints', maxRequests: 60 });
+    expect(spec.request).to.deep.include({
+      kind: 'endpoints',
+      service: 'web-linux',
+      maxRequests: 60,
+    });
     expect(spec.request).to.have.property('base', 'http://web-linux.ns.svc.cluster.local:80');
     expect(spec.check).to.deep.equal({
       kind: 'every-endpoint',
@@ -384,6 +389,7 @@ describe('matrix expansion', () => {
       request: {
         kind: 'endpoints',
         base: 'http://192.168.200.11:30280',
+        service: 'local-linux',
         // Asked until every backend answered: all 20 requests are made where only one may.
         expect: ['netexec-cp1-b', 'netexec-lin1-b'],
         maxRequests: 20,

@@ -9,6 +9,8 @@ import { hairpin, hostNetworkToService, podToService } from './service-cells.ts'
 import { hostNetworkToOwnNodePort, nodePort, nodePortLocal } from './nodeport-cells.ts';
 import { churn } from './churn-cells.ts';
 import type { MatrixRow } from './rows.ts';
+import { FULL_MESH, type Mesh } from './mesh.ts';
+import { DEFAULT_PERF, perfCells, type PerfRow, type PerfSettings } from './perf-cells.ts';
 
 /** The `kubernetes` Service's port (https). */
 const KUBERNETES_SERVICE_PORT = 443;
@@ -124,14 +126,25 @@ function dnsTcp(
   });
 }
 
-/** Every cell of the matrix for this lab, in a stable order. */
-export function expandCells(rows: readonly MatrixRow[], nodes: readonly SuiteNode[]): CellPlan[] {
-  return rows.flatMap((row) => {
+/** Every cell of the matrix for this lab, in a stable order; cross-node pairs as `mesh` takes them. */
+export function expandCells(
+  rows: readonly MatrixRow[],
+  nodes: readonly SuiteNode[],
+  mesh: Mesh = FULL_MESH,
+  perf: PerfSettings = DEFAULT_PERF,
+): CellPlan[] {
+  const perfRows = rows.filter((r): r is PerfRow => r.kind === 'perf');
+  return rows.flatMap((row, i) => {
     switch (row.kind) {
+      case 'perf':
+        // Every perf row at once, where the first one is: a path's measures run one after another.
+        return rows.findIndex((r) => r.kind === 'perf') === i
+          ? perfCells(perfRows, nodes, mesh, perf)
+          : [];
       case 'pod-to-pod':
       case 'pod-to-pod-udp':
       case 'large-response':
-        return podToPod(row, nodes);
+        return podToPod(row, nodes, mesh);
       case 'pod-to-service':
       case 'pod-to-service-udp':
         return podToService(row, nodes);
@@ -139,7 +152,7 @@ export function expandCells(rows: readonly MatrixRow[], nodes: readonly SuiteNod
         return hairpin(row, nodes);
       case 'host-network-to-pod':
       case 'pod-to-host-network':
-        return hostNetworkPods(row, nodes);
+        return hostNetworkPods(row, nodes, mesh);
       case 'host-network-to-service':
         return hostNetworkToService(row, nodes);
       case 'host-network-to-own-nodeport':
@@ -154,7 +167,7 @@ export function expandCells(rows: readonly MatrixRow[], nodes: readonly SuiteNod
       case 'icmp-outbound':
         return outboundNat(row, nodes);
       case 'icmp':
-        return icmp(row, nodes);
+        return icmp(row, nodes, mesh);
       case 'dns':
         return dns(row, nodes);
       case 'dns-tcp':

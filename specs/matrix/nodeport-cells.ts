@@ -128,6 +128,7 @@ export function nodePortLocal(
         request: {
           kind: 'endpoints',
           base,
+          service: svc.name,
           expect: backends,
           maxRequests: REQUESTS_PER_ENDPOINT,
         },

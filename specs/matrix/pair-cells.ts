@@ -24,6 +24,7 @@ import {
   podEnd,
 } from './cell-parts.ts';
 import type { MatrixRow } from './rows.ts';
+import type { Mesh } from './mesh.ts';
 
 type PairRow =
   Extract<MatrixRow, { placements: Placement[] }> | { kind: 'large-response'; from: Os; to: Os };
@@ -47,6 +48,7 @@ function pairCells(
   nodes: readonly SuiteNode[],
   blank: { source: Endpoint; target: Endpoint },
   cell: (src: SuiteNode, dst: SuiteNode, placement: Placement, via: Via) => PairCell,
+  mesh?: Mesh,
 ): CellPlan[] {
   const key = (placement: Placement, via: Via, src?: SuiteNode, dst?: SuiteNode): CellKey => ({
     kind: row.kind,
@@ -58,7 +60,7 @@ function pairCells(
     ...(dst === undefined || placement === 'same-node' ? {} : { peer: dst.name }),
   });
   return placements.flatMap((placement) => {
-    const pairs = nodePairs(row, placement, nodes);
+    const pairs = nodePairs(row, placement, nodes, mesh);
     if (pairs.length === 0) {
       const lacks = nodesOf(nodes, row.from).length === 0 ? row.from : row.to;
       const need =
@@ -139,45 +141,63 @@ function podPair(row: { from: Os; to: Os }, src: SuiteNode, dst: SuiteNode, plac
 export function podToPod(
   row: Extract<MatrixRow, { kind: 'pod-to-pod' | 'pod-to-pod-udp' | 'large-response' }>,
   nodes: readonly SuiteNode[],
+  mesh?: Mesh,
 ): CellPlan[] {
   const { placements, vias } =
     row.kind !== 'large-response'
       ? row
       : { placements: ['cross-node' as const], vias: ['ip' as const] };
   const blank = { source: podEnd(row.from, '-'), target: podEnd(row.to, '-') };
-  return pairCells(row, placements, vias, nodes, blank, (src, dst, placement, via) => {
-    const { from, to, ends } = podPair(row, src, dst, placement);
-    return {
-      ...ends,
-      probe: (w) => {
-        const target = pod(w, to);
-        const host = via === 'ip' ? target.ip : target.fqdn;
-        return { from, ...podRequest(row, host, pod(w, from).ip, target.ip) };
-      },
-    };
-  });
+  return pairCells(
+    row,
+    placements,
+    vias,
+    nodes,
+    blank,
+    (src, dst, placement, via) => {
+      const { from, to, ends } = podPair(row, src, dst, placement);
+      return {
+        ...ends,
+        probe: (w) => {
+          const target = pod(w, to);
+          const host = via === 'ip' ? target.ip : target.fqdn;
+          return { from, ...podRequest(row, host, pod(w, from).ip, target.ip) };
+        },
+      };
+    },
+    mesh,
+  );
 }
 
 /** ICMP echo pod → pod by pod IP; the echo reply must come from the target. */
 export function icmp(
   row: Extract<MatrixRow, { kind: 'icmp' }>,
   nodes: readonly SuiteNode[],
+  mesh?: Mesh,
 ): CellPlan[] {
   const blank = { source: podEnd(row.from, '-'), target: podEnd(row.to, '-') };
-  return pairCells(row, row.placements, ['ip'], nodes, blank, (src, dst, placement) => {
-    const { from, to, ends } = podPair(row, src, dst, placement);
-    return {
-      ...ends,
-      probe: (w) => {
-        const target = pod(w, to).ip;
-        return {
-          from,
-          request: { kind: 'icmp', host: target },
-          check: { kind: 'echo-reply', from: target },
-        };
-      },
-    };
-  });
+  return pairCells(
+    row,
+    row.placements,
+    ['ip'],
+    nodes,
+    blank,
+    (src, dst, placement) => {
+      const { from, to, ends } = podPair(row, src, dst, placement);
+      return {
+        ...ends,
+        probe: (w) => {
+          const target = pod(w, to).ip;
+          return {
+            from,
+            request: { kind: 'icmp', host: target },
+            check: { kind: 'echo-reply', from: target },
+          };
+        },
+      };
+    },
+    mesh,
+  );
 }
 
 /**
@@ -187,36 +207,53 @@ export function icmp(
 export function hostNetworkPods(
   row: Extract<MatrixRow, { kind: 'host-network-to-pod' | 'pod-to-host-network' }>,
   nodes: readonly SuiteNode[],
+  mesh?: Mesh,
 ): CellPlan[] {
   if (row.kind === 'pod-to-host-network') {
     const blank = { source: podEnd(row.from, '-'), target: hostEnd(row.to, '-') };
-    return pairCells(row, row.placements, ['ip'], nodes, blank, (src, dst) => {
-      const from = sourcePod(src.name);
-      return {
-        source: podEnd(row.from, src.name, from),
-        target: hostEnd(row.to, dst.name),
-        probe: (w) => {
-          const host = hostNetexec(w, dst.name);
-          return {
-            from,
-            request: { kind: 'http', url: `http://${host.address}:${host.port}/hostname` },
-            check: { kind: 'body', expect: host.hostname },
-          };
-        },
-      };
-    });
+    return pairCells(
+      row,
+      row.placements,
+      ['ip'],
+      nodes,
+      blank,
+      (src, dst) => {
+        const from = sourcePod(src.name);
+        return {
+          source: podEnd(row.from, src.name, from),
+          target: hostEnd(row.to, dst.name),
+          probe: (w) => {
+            const host = hostNetexec(w, dst.name);
+            return {
+              from,
+              request: { kind: 'http', url: `http://${host.address}:${host.port}/hostname` },
+              check: { kind: 'body', expect: host.hostname },
+            };
+          },
+        };
+      },
+      mesh,
+    );
   }
   const blank = { source: hostEnd(row.from, '-'), target: podEnd(row.to, '-') };
-  return pairCells(row, row.placements, ['ip'], nodes, blank, (src, dst, placement) => {
-    const to = targetPod(dst, placement);
-    return {
-      source: hostEnd(row.from, src.name),
-      target: podEnd(row.to, dst.name, to),
-      probe: (w) => ({
-        from: hostNetworkSource(src.name),
-        request: { kind: 'http', url: `http://${pod(w, to).ip}:${NETEXEC_HTTP_PORT}/hostname` },
-        check: { kind: 'body', expect: to },
-      }),
-    };
-  });
+  return pairCells(
+    row,
+    row.placements,
+    ['ip'],
+    nodes,
+    blank,
+    (src, dst, placement) => {
+      const to = targetPod(dst, placement);
+      return {
+        source: hostEnd(row.from, src.name),
+        target: podEnd(row.to, dst.name, to),
+        probe: (w) => ({
+          from: hostNetworkSource(src.name),
+          request: { kind: 'http', url: `http://${pod(w, to).ip}:${NETEXEC_HTTP_PORT}/hostname` },
+          check: { kind: 'body', expect: to },
+        }),
+      };
+    },
+    mesh,
+  );
 }

@@ -1,8 +1,26 @@
 /** The hybrid connectivity matrix (DESIGN §7) as data: one entry per row, no assertions here. */
 
-import type { DnsLookup, Os, Placement } from '../../lab/contracts/cells.ts';
+import type {
+  DnsLookup,
+  Os,
+  PerfMeasure,
+  PerfNetwork,
+  Placement,
+} from '../../lab/contracts/cells.ts';
 
 export type MatrixRow =
+  | {
+      /**
+       * Perf mode: one measure (perf-measures.mjs) for a fixed time over one network: pod to pod
+       * (same node and cross node), node to node (host network, cross node), or pod to the
+       * Service backed by pods of `to`; judged against the run's own figures (perf-budget.ts).
+       */
+      kind: 'perf';
+      measure: PerfMeasure;
+      network: PerfNetwork;
+      from: Os;
+      to: Os;
+    }
   | {
       /**
        * Pod → pod by pod IP or headless pod DNS name, over TCP (netexec's HTTP /clientip) or UDP

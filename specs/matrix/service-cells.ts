@@ -122,6 +122,7 @@ export function hairpin(
             request: {
               kind: 'endpoints',
               base,
+              service: svc.name,
               expect: [from],
               maxRequests: REQUESTS_PER_ENDPOINT,
             },

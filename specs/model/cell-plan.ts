@@ -26,7 +26,9 @@ export type Check =
   /** Nothing may answer: the path must end in a drop (timeout) or a refusal, as documented. */
   | { kind: 'not-forwarded' }
   /** The connection must be refused (kube-proxy rejects a Service without endpoints); a drop fails. */
-  | { kind: 'refused' };
+  | { kind: 'refused' }
+  /** A perf measure must have measured something; how well is judged across the run. */
+  | { kind: 'measured' };
 
 export interface ProbeSpec {
   /** A pod name, `outside` for the world outside the cluster, or hostNetworkSource(node). */

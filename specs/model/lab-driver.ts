@@ -2,7 +2,7 @@
 import type { CellMeta, RunInfo } from '../../lab/contracts/results-file.ts';
 import type { ProbeSpec } from './cell-plan.ts';
 import type { PathEvidence } from '../../lab/cluster/path-evidence.ts';
-import type { ChurnStep, Os } from '../../lab/contracts/cells.ts';
+import type { ChurnStep, Os, PerfMeasure, PerfNetwork } from '../../lab/contracts/cells.ts';
 import type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
 
 export type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
@@ -114,10 +114,18 @@ export type ProbeRequest =
   | {
       kind: 'endpoints';
       base: string;
+      /** The Service at `base`, by name: an error about the sweep names it. */
+      service: string;
+      /** Never empty: a sweep that expects no endpoint would pass without a request. */
       expect: string[];
       maxRequests: number;
       minRequests?: number;
-    };
+    }
+  /**
+   * One perf measure for `durationMs` against netexec at `base` (`http://HOST:PORT`;
+   * `udp://HOST:PORT` for udp-stream, at `rateMbps`); its timeout comes on top of the duration.
+   */
+  | { kind: 'perf'; measure: PerfMeasure; base: string; durationMs: number; rateMbps?: number };
 
 /** Facts for results and JUnit properties (no run id/profile yet). */
 export type LabInfo = Omit<RunInfo, 'runId' | 'profile' | 'startedAt'>;
@@ -152,10 +160,23 @@ export interface LabDriver extends AsyncDisposable {
    * has not passed by then fails. 0: converged when churn() returns, probed like any other cell.
    */
   readonly churnSettleMs?: number;
+  /**
+   * Why this driver cannot run the perf cell's measure on its path, or undefined when it can:
+   * those cells are skipped with the reason.
+   */
+  perfUnsupported?(cell: PerfCell): string | undefined;
   /** Removes what deploy() created. Idempotent. */
   cleanup(): Promise<void>;
   /** What cleanup() has not removed yet, for a warning when it cannot be waited for. */
   pending(): string[];
+}
+
+/** A perf cell's row: what a driver needs to say whether it can measure it. */
+export interface PerfCell {
+  from: Os;
+  to: Os;
+  network: PerfNetwork;
+  measure: PerfMeasure;
 }
 
 const HOST_NETWORK_SOURCE = 'host-network:';

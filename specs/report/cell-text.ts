@@ -1,5 +1,5 @@
 /** Wording shared by every output, so JUnit, summary and HTML say the same thing. */
-import type { CellResult } from '../../lab/contracts/results-file.ts';
+import type { CellResult, SlowFlag } from '../../lab/contracts/results-file.ts';
 
 /** Banner every emulated output carries. */
 export const EMULATED_BANNER = 'EMULATED dataplane — not a real Windows/Kubernetes network';
@@ -29,4 +29,9 @@ export function unexpectedPassMessage(cell: CellResult): string {
     `UNEXPECTED PASS: the profile expects ${cell.expected}${why} but the cell passed — ` +
     `a known limitation now works; update the profile`
   );
+}
+
+/** A slow flag in one line: the measure, how many times its baseline, and where that came from. */
+export function slowText(flag: SlowFlag): string {
+  return `slow: ${flag.measure} ${flag.value} ${flag.unit} is ${flag.ratio}× the baseline ${flag.baseline} ${flag.unit} (${flag.basis})`;
 }

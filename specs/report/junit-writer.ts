@@ -2,9 +2,15 @@
 import { resolve } from 'node:path';
 import type { TestCase, TestSuite } from 'junit-report-builder';
 import type { CellResult } from '../../lab/contracts/results-file.ts';
-import { unexpectedPassMessage } from './cell-text.ts';
+import { slowText, unexpectedPassMessage } from './cell-text.ts';
 import { xmlSafe } from '../../lab/text/escape.ts';
-import { newJunitBuilder, skipWithMessage } from './junit-builder.ts';
+import {
+  newJunitBuilder,
+  skipWithReason,
+  withReruns,
+  withoutSuitesSkipped,
+  type Rerun,
+} from './junit-builder.ts';
 import type { Report } from '../model/report.ts';
 import type { OtherResult } from '../../lab/contracts/results-file.ts';
 
@@ -13,21 +19,32 @@ export function junitSuiteName(report: Report): string {
   return report.run.emulated ? 'hybrid-lab conformance (EMULATED)' : 'hybrid-lab conformance';
 }
 
-/** Render the report as a JUnit XML document. */
+/**
+ * How a cell's retries are written: Surefire's `<flakyFailure>`/`<rerunFailure>` (Jenkins'
+ * xunit plugin reads them; its junit-10.xsd takes them), or as system-out text only, for
+ * consumers held to the older junit-4.xsd, whose testcase has no such elements (JUNIT_RERUNS=text).
+ */
+export type RerunStyle = 'surefire' | 'text';
+
 /**
  * The JUnit XML of a run. Evidence files are listed in each testcase's system-out as
  * `[[ATTACHMENT|path]]` lines (Jenkins' junit-attachments convention), resolved against
- * `resultsDir` when given.
+ * `resultsDir` when given. Valid against specs/report/junit.xsd, xunit-plugin's junit-10.xsd and
+ * (with no reruns, or `text` ones) Jenkins' junit-4.xsd.
  */
-export function renderJunit(report: Report, resultsDir?: string): string {
+export function renderJunit(
+  report: Report,
+  resultsDir?: string,
+  reruns: RerunStyle = 'surefire',
+): string {
   const builder = newJunitBuilder();
   const suite = builder.testSuite().name(junitSuiteName(report));
   suite.timestamp(report.run.startedAt);
   suite.time(suiteSeconds(report));
   addProperties(suite, report);
-  for (const cell of report.cells) addCell(suite.testCase(), cell, report.run, resultsDir);
+  for (const cell of report.cells) addCell(suite.testCase(), cell, report.run, resultsDir, reruns);
   for (const other of report.other) addOther(suite.testCase(), other);
-  return builder.build();
+  return withoutSuitesSkipped(builder.build());
 }
 
 function addProperties(suite: TestSuite, report: Report): void {
@@ -49,6 +66,8 @@ function addProperties(suite: TestSuite, report: Report): void {
   ];
   if (run.finishedAt) props.push(['finished-at', run.finishedAt]);
   if (report.interrupted) props.push(['interrupted', report.interrupted]);
+  props.push(['slow-cells', String(report.totals.slow ?? 0)]);
+  props.push(['flaky-cells', String(report.totals.flaky ?? 0)]);
   for (const [node, build] of Object.entries(run.osBuilds)) props.push([`os-build.${node}`, build]);
   for (const [name, value] of props) suite.property(xmlSafe(name), xmlSafe(value));
 }
@@ -58,6 +77,7 @@ function addCell(
   cell: CellResult,
   run: Report['run'],
   resultsDir: string | undefined,
+  reruns: RerunStyle,
 ): void {
   const { emulated } = run;
   const infra = cell.verdict === 'infra-error';
@@ -81,16 +101,34 @@ function addCell(
       if (detail) tc.stacktrace(detail);
       break;
     case 'expected-failure':
-      skipWithMessage(tc, xmlSafe(`expected failure: ${cell.reason ?? cell.expected}`));
+      skipWithReason(tc, xmlSafe(`expected failure: ${cell.reason ?? cell.expected}`));
       break;
     case 'skipped':
-      skipWithMessage(tc, xmlSafe(cell.reason ?? (cell.detail || 'skipped')));
+      skipWithReason(tc, xmlSafe(cell.reason ?? (cell.detail || 'skipped')));
       break;
     case 'infra-error':
       tc.error(xmlSafe(firstLine(cell.detail) || 'lab not ready'), 'infra-error', detail);
       break;
   }
+  if (reruns === 'surefire') withReruns(tc, rerunsOf(cell));
   tc.standardOutput(xmlSafe(cellContext(cell, resultsDir)));
+}
+
+/**
+ * Surefire's form of the attempts before the last: a cell that passed in the end has each
+ * failure a retry hid as `<flakyFailure>`; a failed one, its other failed attempts as `<rerunFailure>`.
+ */
+function rerunsOf(cell: CellResult): Rerun[] {
+  const passed = cell.verdict === 'pass' || cell.verdict === 'unexpected-pass';
+  if (!passed && cell.verdict !== 'fail') return [];
+  return (cell.failedAttempts ?? []).map((attempt, i) => ({
+    element: passed ? 'flakyFailure' : 'rerunFailure',
+    message: xmlSafe(
+      `attempt ${i + 1} of ${cell.attempts}: expected ${cell.expected}, got ${attempt.outcome}`,
+    ),
+    type: xmlSafe(attempt.outcome),
+    stackTrace: xmlSafe(attempt.detail),
+  }));
 }
 
 function addOther(tc: TestCase, other: OtherResult): void {
@@ -109,7 +147,7 @@ function addOther(tc: TestCase, other: OtherResult): void {
       break;
     case 'pending':
     case 'not-run':
-      skipWithMessage(tc, message || 'pending');
+      skipWithReason(tc, message || 'pending');
       break;
   }
 }
@@ -124,12 +162,30 @@ function cellContext(cell: CellResult, resultsDir: string | undefined): string {
   ];
   if (cell.reason) lines.push(`reason: ${cell.reason}`);
   if (cell.detail) lines.push(`detail: ${cell.detail}`);
+  if (cell.timing !== undefined) lines.push(`timing: ${timingText(cell.timing)}`);
+  if (cell.flags?.slow !== undefined) lines.push(slowText(cell.flags.slow));
+  if (cell.flags?.flaky !== undefined) {
+    const { failed, attempts, what } = cell.flags.flaky;
+    lines.push(`flaky: ${failed} of ${attempts} ${what} failed`);
+  }
+  for (const [i, attempt] of (cell.failedAttempts ?? []).entries())
+    lines.push(`failed attempt ${i + 1}: ${attempt.outcome}: ${attempt.detail}`);
   if (cell.evidence !== undefined) {
     lines.push(`evidence: ${cell.evidence.diedAt}`);
     for (const file of cell.evidence.files)
       lines.push(`[[ATTACHMENT|${resultsDir === undefined ? file : resolve(resultsDir, file)}]]`);
   }
   return lines.join('\n');
+}
+
+/** A cell's timing in one line, e.g. `total p50 2.1 ms, max 3.4 ms; connect p50 0.3 ms, max 0.5 ms (4 requests)`. */
+export function timingText(timing: NonNullable<CellResult['timing']>): string {
+  const connect =
+    timing.connectP50Ms === undefined
+      ? ''
+      : `; connect p50 ${timing.connectP50Ms} ms, max ${timing.connectMaxMs ?? '?'} ms`;
+  const n = `${timing.samples} request${timing.samples === 1 ? '' : 's'}`;
+  return `total p50 ${timing.totalP50Ms} ms, max ${timing.totalMaxMs} ms${connect} (${n})`;
 }
 
 function suiteSeconds(report: Report): number {

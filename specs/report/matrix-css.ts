@@ -50,6 +50,8 @@ td.pos details{font-size:11px;text-align:left}
 td.pos summary{cursor:pointer;text-align:center;opacity:.7;font-size:10px}
 td.pos ul{margin:4px 0 0;padding-left:14px;max-width:320px}
 td.empty{background:#f6f8fa;color:#afb8c1;border:1px dashed #d0d7de}
+td.heat{color:#1f2328}
+td.heat .big{font-size:16px}
 ${status}
 section.problems{padding:0 24px 24px}
 section.problems h2{margin-top:14px}

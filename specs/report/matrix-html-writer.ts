@@ -13,6 +13,7 @@ import {
   type GridStatus,
 } from './matrix-grid.ts';
 import { runStatus, type Report } from '../model/report.ts';
+import { latencyCards } from './latency-heatmap.ts';
 import { upstreamHasProblems } from '../../lab/contracts/upstream-results.ts';
 import { UPSTREAM_CSS, upstreamBannerHtml, upstreamSectionHtml } from './upstream-html.ts';
 
@@ -70,6 +71,7 @@ ${legend()}
 <main>
 ${buildGrids(report.cells).map(gridCard).join('\n')}
 ${nodeView(report)}
+${latencyCards(buildGrids(report.cells, BY_NODE))}
 </main>
 ${problems(report)}
 ${upstreamSectionHtml(report)}

@@ -1,7 +1,8 @@
 /** Renders the run as GitHub step-summary Markdown: headline, banners, one grid per via, problems. */
 import type { CellResult, Verdict } from '../../lab/contracts/results-file.ts';
 import { escapeMarkdown as md, linkifyMarkdown, truncate } from '../../lab/text/escape.ts';
-import { EMULATED_BANNER, outcomeLine, unexpectedPassMessage } from './cell-text.ts';
+import { EMULATED_BANNER, outcomeLine, slowText, unexpectedPassMessage } from './cell-text.ts';
+import { MEASURES, figureText, flagged, perfRows } from './perf-table.ts';
 import {
   BY_NODE,
   buildGrids,
@@ -62,9 +63,85 @@ export function renderSummary(report: Report): string {
     `Legend: ✅ pass · ❌ fail · ❗ unexpected pass (update the profile) · ⚠️ expected failure · ➖ skipped; counts when a position mixes results.`,
     '',
   );
+  out.push(...perfSection(report), ...timingSection(report));
   out.push(...problems(report));
   out.push(...upstreamSection(report));
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+/** Perf mode: per OS pair, paths by measures; a flagged figure is marked ❌ (fails) or ⚠️ (warns). */
+function perfSection(report: Report): string[] {
+  const rows = perfRows(report.cells);
+  if (rows.length === 0) return [];
+  const out = [
+    '## Perf',
+    '',
+    'Figures per path and measure (docs/performance.md); ❌ flagged and failed, ⚠️ flagged.',
+    '',
+  ];
+  for (const pair of [...new Set(rows.map((r) => r.osPair))]) {
+    out.push(
+      `### ${md(pair)}`,
+      '',
+      `| network | placement | path | ${MEASURES.join(' | ')} |`,
+      `|---|---|---|${MEASURES.map(() => '---').join('|')}|`,
+    );
+    for (const r of rows.filter((x) => x.osPair === pair)) {
+      const cells = MEASURES.map((m) => {
+        const cell = r.cells[m];
+        if (cell === undefined) return ' ';
+        if (cell.verdict === 'skipped') return 'skipped';
+        const mark = flagged(cell) ? (cell.verdict === 'fail' ? '❌ ' : '⚠️ ') : '';
+        return `${mark}${md(figureText(cell.perf))}`;
+      });
+      out.push(
+        `| ${md(r.network)} | ${md(r.placement || 'via Service')} | ${md(r.where)} | ${cells.join(' | ')} |`,
+      );
+    }
+    out.push('');
+  }
+  return out;
+}
+
+/** How long each kind of path took (p50 and max over its cells), and the cells flagged slow or flaky. */
+function timingSection(report: Report): string[] {
+  const timed = report.cells.filter((c) => c.timing !== undefined && !c.cell.startsWith('perf/'));
+  if (timed.length === 0) return [];
+  const byRow = new Map<string, CellResult[]>();
+  for (const c of timed) byRow.set(c.row, [...(byRow.get(c.row) ?? []), c]);
+  const out = [
+    '## Timings',
+    '',
+    'Per row: the median and the largest of its cells’ request p50 and max (ms), as the probes measured them.',
+    '',
+    '| row | cells | p50 (median of cells) | max |',
+    '|---|---:|---:|---:|',
+  ];
+  for (const [row, cells] of byRow) {
+    const p50s = cells.map((c) => c.timing!.totalP50Ms).sort((a, b) => a - b);
+    const max = Math.max(...cells.map((c) => c.timing!.totalMaxMs));
+    out.push(
+      `| ${md(row)} | ${cells.length} | ${p50s[Math.floor((p50s.length - 1) / 2)]} | ${max} |`,
+    );
+  }
+  out.push('');
+  const flaggedCells = report.cells.filter(
+    (c) => c.flags !== undefined && !c.cell.startsWith('perf/'),
+  );
+  if (flaggedCells.length > 0) {
+    out.push(`### Slow or flaky (${flaggedCells.length})`, '');
+    for (const c of flaggedCells) {
+      const why = [
+        c.flags?.slow === undefined ? '' : slowText(c.flags.slow),
+        c.flags?.flaky === undefined
+          ? ''
+          : `flaky: ${c.flags.flaky.failed} of ${c.flags.flaky.attempts} ${c.flags.flaky.what} failed`,
+      ].filter(Boolean);
+      out.push(`- **${md(c.title)}** (${c.verdict}): ${md(why.join('; '))}`);
+    }
+    out.push('');
+  }
+  return out;
 }
 
 /** The headline counts, e.g. `**40 passed** · **2 failed** · …`. */

@@ -10,7 +10,7 @@ import {
 } from '../../lab/contracts/upstream-results.ts';
 import type { TestCase } from 'junit-report-builder';
 import { xmlSafe } from '../../lab/text/escape.ts';
-import { newJunitBuilder, skipWithMessage } from './junit-builder.ts';
+import { newJunitBuilder, skipWithReason } from './junit-builder.ts';
 import { disagreementLine, disagreements, failureHeadline } from './upstream-text.ts';
 
 /** The JUnit of an upstream run. */
@@ -34,7 +34,7 @@ export function renderUpstreamJunit(run: UpstreamRun): string {
   ];
   for (const [name, value] of props) suite.property(name, xmlSafe(value));
   if (run.status === 'skipped') {
-    skipWithMessage(
+    skipWithReason(
       suite.testCase().className('upstream-e2e').name(xmlSafe(run.engine)),
       xmlSafe(run.reason ?? 'skipped'),
     );
@@ -79,11 +79,11 @@ function addTest(tc: TestCase, test: UpstreamTest): void {
       );
       break;
     case 'expected-failure':
-      skipWithMessage(tc, xmlSafe(`expected failure (limit of the lab): ${test.reason ?? ''}`));
+      skipWithReason(tc, xmlSafe(`expected failure (limit of the lab): ${test.reason ?? ''}`));
       if (message !== '') tc.standardOutput(message);
       break;
     case 'skipped':
-      skipWithMessage(tc, xmlSafe(test.reason ?? 'skipped'));
+      skipWithReason(tc, xmlSafe(test.reason ?? 'skipped'));
       break;
     case 'infra-error':
       tc.error(xmlSafe(message.split('\n')[0] ?? 'infrastructure error'), 'infra-error', message);

@@ -5,6 +5,7 @@ import { notApplicable, resolveTargets } from '../../lab/faults/fault-targets.ts
 import { fixturePlan, type FixtureNode } from '../../lab/testing/fixture-plan.ts';
 import type { CniBackend, LabPlan } from '../../lab/plan/lab-plan.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
+import { PERF_MATRIX } from '../matrix/perf-cells.ts';
 import { MATRIX } from '../matrix/rows.ts';
 import { expectationOf } from './detection.ts';
 
@@ -31,7 +32,12 @@ function lab(spec: string, backend: CniBackend = 'vxlan'): LabPlan {
 function expected(plan: LabPlan, id: string, node?: string) {
   const fault = findFault(id);
   const impact = fault.impact(plan, resolveTargets(fault, plan, node));
-  const cells = expandCells(MATRIX, plan.nodes).filter((c) => c.probe !== undefined);
+  // A fault the perf mode witnesses is judged on the perf cells (a ring, as `npm run perf` takes).
+  const cells = (
+    fault.witness === 'perf'
+      ? expandCells(PERF_MATRIX, plan.nodes, { mode: 'ring', peers: 1, rotation: 0 })
+      : expandCells(MATRIX, plan.nodes)
+  ).filter((c) => c.probe !== undefined);
   const of = (kind: string) =>
     cells.filter((c) => expectationOf(impact, c.meta) === kind).map((c) => c.meta.cell);
   return { must: of('must-fail'), may: of('may-fail') };

@@ -51,12 +51,13 @@ async function main(): Promise<number> {
     say,
     // One probe attempt: the connect timeout plus what a probe needs to start and answer.
     attemptLimitMs: Number(process.env.PROBE_TIMEOUT_MS ?? DEFAULT_PROBE_TIMEOUT_MS) + 2000,
-    suite: (resultsDir, grep) =>
+    suite: (resultsDir, grep, env) =>
       runSuite(runner, resultsDir, {
         lab,
         labHome,
         timeoutMs: SUITE_TIMEOUT_MS,
         ...(grep === undefined ? {} : { grep }),
+        ...(env === undefined ? {} : { env }),
       }),
   });
   const files = writeSelftest(report, dir);

@@ -14,6 +14,7 @@ import { fixturePlan } from '../../lab/testing/fixture-plan.ts';
 import { NetnsNodeShell } from '../../lab/remote/netns-node-shell.ts';
 import type { CellResult } from '../../lab/contracts/results-file.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
+import { PERF_MATRIX } from '../matrix/perf-cells.ts';
 import { MATRIX } from '../matrix/rows.ts';
 import { expectationOf } from './detection.ts';
 import { renderSelftestMarkdown } from './selftest-report.ts';
@@ -70,10 +71,15 @@ function fakeSuite(
     runs?: string[];
   } = {},
 ) {
-  const all = expandCells(MATRIX, plan.nodes).filter((c) => c.probe !== undefined);
+  const conformance = expandCells(MATRIX, plan.nodes).filter((c) => c.probe !== undefined);
+  // SUITE=perf runs the perf cells (a ring, as `npm run perf` takes): the link faults' witnesses.
+  const perf = expandCells(PERF_MATRIX, plan.nodes, { mode: 'ring', peers: 1, rotation: 0 }).filter(
+    (c) => c.probe !== undefined,
+  );
   let healed = false;
-  return (dir: string, grep?: string): Promise<SuiteRun> => {
+  return (dir: string, grep?: string, env?: Record<string, string>): Promise<SuiteRun> => {
     const label = basename(dir).replace(/^\d+-/, '');
+    const all = env?.SUITE === 'perf' ? perf : conformance;
     const cells = all.filter(
       (c) => grep === undefined || new RegExp(grep).test(`suite ${c.meta.title}`),
     );
@@ -114,6 +120,83 @@ function fakeSuite(
   };
 }
 
+/**
+ * What the faults really break on the fixture lab (cp1, lin1: Linux; win1, win2: Windows), written
+ * out by hand from what each does, not derived from the catalogue the runner judges with. NodePort
+ * rules removed on a node: its NodePort cells, and its Local cell where it has a local endpoint
+ * (win1, cp1); masquerade off on a Linux node: its pods' outbound NAT, TCP and ICMP.
+ */
+const BROKEN: Record<string, { cells: string[]; actual: CellResult['expected'] }> = {
+  'nodeport-rules-removed-win1': {
+    actual: 'refused',
+    cells: [
+      'host-network-to-own-nodeport/windows/win1/node-ip',
+      'nodeport/external-to-windows-node/win1/node-ip',
+      'nodeport-udp/external-to-windows-node/win1/node-ip',
+      'nodeport-local/external-to-windows-node/win1/node-ip',
+    ],
+  },
+  'nodeport-rules-removed-win2': {
+    actual: 'refused',
+    cells: [
+      'host-network-to-own-nodeport/windows/win2/node-ip',
+      'nodeport/external-to-windows-node/win2/node-ip',
+      'nodeport-udp/external-to-windows-node/win2/node-ip',
+    ],
+  },
+  'nodeport-rules-removed-lin1': {
+    actual: 'refused',
+    cells: [
+      'host-network-to-own-nodeport/linux/lin1/node-ip',
+      'nodeport/external-to-linux-node/lin1/node-ip',
+      'nodeport-udp/external-to-linux-node/lin1/node-ip',
+    ],
+  },
+  'nodeport-rules-removed-cp1': {
+    actual: 'refused',
+    cells: [
+      'host-network-to-own-nodeport/linux/cp1/node-ip',
+      'nodeport/external-to-linux-node/cp1/node-ip',
+      'nodeport-udp/external-to-linux-node/cp1/node-ip',
+      'nodeport-local/external-to-linux-node/cp1/node-ip',
+    ],
+  },
+  'masquerade-off-lin1': {
+    actual: 'timeout',
+    cells: ['outbound-nat/linux/lin1/ip', 'icmp-outbound/linux/lin1/ip'],
+  },
+  'masquerade-off-cp1': {
+    actual: 'timeout',
+    cells: ['outbound-nat/linux/cp1/ip', 'icmp-outbound/linux/cp1/ip'],
+  },
+};
+
+/** A suite on a lab where each run's fault breaks what BROKEN says (with `extra` red too). */
+function brokenLabSuite(extra: Record<string, string> = {}) {
+  const all = expandCells(MATRIX, plan.nodes).filter((c) => c.probe !== undefined);
+  return (dir: string, grep?: string): Promise<SuiteRun> => {
+    const label = basename(dir).replace(/^\d+-/, '');
+    const broken = BROKEN[label];
+    const cells = all
+      .filter((c) => grep === undefined || new RegExp(grep).test(`suite ${c.meta.title}`))
+      .map((c): CellResult => {
+        const red =
+          broken !== undefined &&
+          (broken.cells.includes(c.meta.cell) || extra[label] === c.meta.cell);
+        return {
+          ...c.meta,
+          expected: 'ok',
+          verdict: red ? 'fail' : 'pass',
+          actual: red ? broken.actual : 'ok',
+          detail: '',
+          durationMs: 1,
+          attempts: 1,
+        };
+      });
+    return Promise.resolve({ resultsDir: dir, exitCode: 0, timedOut: false, durationMs: 5, cells });
+  };
+}
+
 describe('self-test runner', () => {
   let dir: string;
   beforeEach(() => {
@@ -149,6 +232,51 @@ describe('self-test runner', () => {
       .and.contain('**PASS**')
       .and.contain('| F1 | pod-route-removed | win1 | exact |')
       .and.contain('| F2 | pod-route-removed | win2 | exact |');
+  });
+
+  it('expects of each fault what it really breaks: exact on a lab broken as written out by hand', async () => {
+    const report = await runSelftest({
+      session: session(dir, new RecordingRunner()),
+      suite: brokenLabSuite(),
+      runsDir: dir,
+      faults: ['nodeport-rules-removed', 'masquerade-off'],
+    });
+    expect(report.faults.map((f) => `${f.fault}-${f.nodes.join()} ${f.status}`)).to.deep.equal([
+      'nodeport-rules-removed-win1 exact',
+      'nodeport-rules-removed-win2 exact',
+      'nodeport-rules-removed-lin1 exact',
+      'nodeport-rules-removed-cp1 exact',
+      'masquerade-off-lin1 exact',
+      'masquerade-off-cp1 exact',
+    ]);
+    for (const f of report.faults) {
+      const cells = BROKEN[`${f.fault}-${f.nodes.join()}`]!.cells;
+      expect(f.detection!.counts, f.fault).to.include({
+        mustFail: cells.length,
+        detected: cells.length,
+        falseAlarms: 0,
+      });
+    }
+    expect(report.ok).to.be.true;
+  });
+
+  it('a cell the fault did not break but the suite failed is a false alarm', async () => {
+    const report = await runSelftest({
+      session: session(dir, new RecordingRunner()),
+      suite: brokenLabSuite({
+        'nodeport-rules-removed-win2': 'nodeport/external-to-windows-node/win1/node-ip',
+      }),
+      runsDir: dir,
+      faults: ['nodeport-rules-removed'],
+    });
+    expect(report.faults.map((f) => f.status)).to.deep.equal([
+      'exact',
+      'problems',
+      'exact',
+      'exact',
+    ]);
+    expect(report.totals.falseAlarms).to.equal(1);
+    expect(report.ok).to.be.false;
   });
 
   it('runs only the red cells after a heal, and the whole suite after the last one', async () => {

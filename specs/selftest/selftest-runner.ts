@@ -29,8 +29,11 @@ import type { SuiteRun } from './suite-process.ts';
 
 export interface SelftestOptions {
   session: FaultSession;
-  /** Runs the suite once, results into `dir`; with `grep`, only the cells whose title it matches. */
-  suite(dir: string, grep?: string): Promise<SuiteRun>;
+  /**
+   * Runs the suite once, results into `dir`; with `grep`, only the cells whose title it matches;
+   * `env` adds settings (SUITE=perf for faults the perf mode witnesses).
+   */
+  suite(dir: string, grep?: string, env?: Record<string, string>): Promise<SuiteRun>;
   /** Where each suite run's results go (`<dir>/<nn>-<label>/`). */
   runsDir: string;
   /** Only these faults (default: the whole catalogue). */
@@ -44,9 +47,20 @@ export interface SelftestOptions {
 }
 
 /** Runs the suite (or the cells `grep` selects) once the lab has settled from the previous run. */
-async function suiteRun(options: SelftestOptions, dir: string, grep?: string): Promise<SuiteRun> {
+async function suiteRun(
+  options: SelftestOptions,
+  dir: string,
+  grep?: string,
+  env?: Record<string, string>,
+): Promise<SuiteRun> {
   await options.session.settle?.();
+  if (env !== undefined) return options.suite(dir, grep, env);
   return grep === undefined ? options.suite(dir) : options.suite(dir, grep);
+}
+
+/** The settings that run the suite whose cells witness `fault`. */
+export function witnessEnv(fault: FaultDefinition): Record<string, string> | undefined {
+  return fault.witness === 'perf' ? { SUITE: 'perf' } : undefined;
 }
 
 /** A mocha --grep that selects exactly these cell titles (a full title ends with its cell's). */
@@ -105,7 +119,12 @@ async function runFault(
   say(`break ${fault.id}${planned.nodes.length > 0 ? ` on ${planned.nodes.join(',')}` : ''}`);
   try {
     await breakFault(session, fault.id, node);
-    const broken = await suiteRun(options, join(options.runsDir, label));
+    const broken = await suiteRun(
+      options,
+      join(options.runsDir, label),
+      undefined,
+      witnessEnv(fault),
+    );
     run.broken = summary(broken);
     if (broken.broken === undefined) {
       run.detection = detect(planned.impact, broken.cells);
@@ -129,7 +148,9 @@ async function runFault(
   if (recheck.length > 0) {
     const grep = recheck === 'all' ? undefined : titlesGrep(recheck);
     say(`healed ${fault.id}; running ${grep === undefined ? 'the suite' : 'its red cells'} again`);
-    run.healed = summary(await suiteRun(options, join(options.runsDir, `${label}-healed`), grep));
+    run.healed = summary(
+      await suiteRun(options, join(options.runsDir, `${label}-healed`), grep, witnessEnv(fault)),
+    );
   }
   run.durationMs = elapsed();
   if (failure !== undefined) return { ...run, status: 'error', reason: message(failure) };

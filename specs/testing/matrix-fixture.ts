@@ -17,6 +17,9 @@ import type {
 } from '../model/lab-driver.ts';
 import { defineMatrixSuite } from '../engine/matrix-suite.ts';
 import { fakeWorkloads } from './fake-workloads.ts';
+import { budgetSettings } from '../engine/suite-settings.ts';
+import { FULL_MESH } from '../matrix/mesh.ts';
+import { DEFAULT_PERF } from '../matrix/perf-cells.ts';
 import { selectionFromArgv } from '../engine/selection.ts';
 import type { SuiteSettings } from '../engine/suite-settings.ts';
 import { kubernetesSettings } from '../drivers/kubernetes/kubernetes-settings.ts';
@@ -154,6 +157,10 @@ function settings(): SuiteSettings {
     runId: 'fixture-run-1',
     kubernetes: kubernetesSettings({}),
     evidence: { cells: 'failed', maxCells: 10 },
+    budget: budgetSettings({}, {}),
+    suite: 'matrix',
+    mesh: FULL_MESH,
+    perf: DEFAULT_PERF,
   };
 }
 

@@ -393,7 +393,7 @@ async function main(): Promise<void> {
     lab: LAB,
     churnOses: [],
     churnPods: [],
-    image,
+    images: { linux: image, windows: image },
     dnsDomain: 'cluster.local',
     pods,
     serviceOses: ['linux', 'windows'],
@@ -425,7 +425,7 @@ async function main(): Promise<void> {
       namespace,
       runId: RUN_ID,
       lab: LAB,
-      image,
+      images: { linux: image, windows: image },
       pods: [],
       serviceOses: [],
       hairpin: [{ node: 'win1', pod: 'netexec-win1-a' }],
@@ -453,7 +453,7 @@ async function main(): Promise<void> {
       namespace,
       runId: RUN_ID,
       lab: LAB,
-      image,
+      images: { linux: image, windows: image },
       pods,
       serviceOses: ['linux'],
       hairpin: [],
@@ -518,7 +518,7 @@ async function main(): Promise<void> {
         namespace: failing,
         runId: RUN_ID,
         lab: LAB,
-        image: podImage,
+        images: { linux: podImage, windows: podImage },
         pods: [{ name, nodeHostname: facts.hostnames[node] ?? node, os, localBackend: false }],
         serviceOses: [],
         hairpin: [],
@@ -645,10 +645,12 @@ async function main(): Promise<void> {
     await probe('tcp-ok', { kind: 'tcp', host: target.ip, port: 8080 });
     await probe('tcp-refused', { kind: 'tcp', host: target.ip, port: 9 });
     await probe('tcp-timeout', { kind: 'tcp', host: idle(251), port: 8080 }, 1000);
+    // One request each: a name no endpoint has keeps the sweep going until maxRequests.
     const udpSweep = (base: string) => ({
       kind: 'endpoints' as const,
       base,
-      expect: [],
+      service: 'web-linux',
+      expect: ['(one request)'],
       maxRequests: 1,
     });
     await probe('udp-sweep-service', udpSweep('udp://web-linux:8081'));

@@ -2,6 +2,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../exec/command-runner.ts';
+import type { PerfFigures } from '../../contracts/results-file.ts';
 
 /** Every file a machine needs to run pods: the programs and what they import. */
 export const WORKLOAD_FILES = [
@@ -11,6 +12,8 @@ export const WORKLOAD_FILES = [
   'dns-wire.mjs',
   'dns-server.mjs',
   'ping-output.mjs',
+  'perf-measures.mjs',
+  'perf-server.mjs',
   'probes.mjs',
   'probe.mjs',
   'prober.mjs',
@@ -130,6 +133,14 @@ export interface ProbeReply {
   peer?: string;
   /** endpoints: one entry per connection that answered both requests: the backend's /hostname body and the client address its /clientip showed (IP only, port stripped, IPv6 brackets removed). */
   answers?: { endpoint: string; client: string }[];
+  /** Milliseconds the whole probe took where it ran (lookup, connect, answer), as it measured them. */
+  ms?: number;
+  /** http, tcp: milliseconds of the TCP connect, from the SYN on (after any name lookup). */
+  connectMs?: number;
+  /** endpoints: each answered request's milliseconds, and its connect's. */
+  requests?: { ms?: number; connectMs?: number }[];
+  /** perf: what the measure found (lab/contracts/results-file.ts's PerfFigures). */
+  perf?: PerfFigures;
   error?: string;
 }
 

@@ -11,6 +11,7 @@ import { createSocket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { Agent, get as httpGet } from 'node:http';
 import { isIP, isIPv6 } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { URL } from 'node:url';
 
 /** What each connection asks, in this order: which backend answered, then whom it saw. */
@@ -35,29 +36,49 @@ const MAX_BODY_CHARS = 4096;
  */
 
 /**
+ * How long one request took, as the asker measured it where the request ran: the whole of it,
+ * and its TCP connect (from the SYN on).
+ * @typedef {object} RequestTiming
+ * @property {number} [ms]
+ * @property {number} [connectMs]
+ */
+
+/**
  * The least a request's reply says; probe.mjs's Outcome and the suite's ProbeReply both fit.
  * @typedef {object} SweepReply
  * @property {string} result
  * @property {string} [error]
  * @property {EndpointAnswer[]} [answers]
+ * @property {number} [ms] how long the request took, where the asker measured it itself
+ * @property {number} [connectMs]
  */
 
-/** @typedef {{ result: 'ok', answers: EndpointAnswer[] }} AnsweredReply */
+/** @typedef {{ result: 'ok', answers: EndpointAnswer[], ms?: number, connectMs?: number }} AnsweredReply */
+/** @typedef {{ result: 'ok', answers: EndpointAnswer[], requests: RequestTiming[] }} SweptReply */
 /** @typedef {{ result: 'http-error', status: number, body: string, error: string }} HttpErrorReply */
 /** @typedef {{ result: 'error', error: string }} ErrorReply */
 
 /**
  * Makes up to `maxRequests` requests through `ask` (`request` counts from 1), stopping once every
  * name in `expect` answered (but not before `minRequests`: an endpoint that should be gone is
- * reached only when a request lands on it) or at the first request whose result is not ok.
+ * reached only when a request lands on it) or at the first request whose result is not ok. Each
+ * answered request's timing is kept as the asker measured it where the request ran (`ms`,
+ * `connectMs`); the time `ask` took is not one (an exec into a pod adds its round trip).
+ * Throws RangeError, asking nothing, when `expect` is empty: such a sweep would pass unasked.
  * @template {SweepReply} R
- * @param {{ expect: readonly string[], maxRequests: number, minRequests?: number }} sweep
+ * @param {{ expect: readonly string[], maxRequests: number, minRequests?: number, service?: string, base?: string }} sweep
  * @param {(request: number, answered: readonly EndpointAnswer[]) => Promise<R>} ask
- * @returns {Promise<R | AnsweredReply>}
+ * @returns {Promise<R | SweptReply>}
  */
-export async function sweepEndpoints({ expect, maxRequests, minRequests = 0 }, ask) {
+export async function sweepEndpoints({ expect, maxRequests, minRequests = 0, service, base }, ask) {
+  if (expect.length === 0) {
+    const of = service ?? base ?? 'a Service';
+    throw new RangeError(`no endpoint to expect of ${of}: a sweep of none would pass unasked`);
+  }
   /** @type {EndpointAnswer[]} */
   const answers = [];
+  /** @type {RequestTiming[]} */
+  const requests = [];
   const unseen = new Set(expect);
   for (
     let request = 1;
@@ -66,12 +87,16 @@ export async function sweepEndpoints({ expect, maxRequests, minRequests = 0 }, a
   ) {
     const reply = await ask(request, answers);
     if (reply.result !== 'ok') return failedRequest(request, maxRequests, reply, answers);
+    requests.push({
+      ...(reply.ms === undefined ? {} : { ms: reply.ms }),
+      ...(reply.connectMs === undefined ? {} : { connectMs: reply.connectMs }),
+    });
     for (const answer of reply.answers ?? []) {
       answers.push(answer);
       unseen.delete(answer.endpoint);
     }
   }
-  return { result: 'ok', answers };
+  return { result: 'ok', answers, requests };
 }
 
 /**
@@ -90,6 +115,15 @@ export function failedRequest(request, maxRequests, failure, answered) {
     error: `request ${request} of ${maxRequests}: ${why}`,
     answers: [...answered],
   };
+}
+
+/**
+ * Milliseconds to a tenth: what a timing keeps (sub-millisecond paths are common on one host).
+ * @param {number} ms
+ * @returns {number}
+ */
+export function tenths(ms) {
+  return Math.round(ms * 10) / 10;
 }
 
 /**
@@ -117,6 +151,7 @@ export function clientAddress(text) {
 export async function askOneConnection(base, classify, signal) {
   const [hostnamePath, clientipPath] = ENDPOINT_PATHS;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const started = performance.now();
   try {
     const hostname = await getOver(agent, new URL(hostnamePath, base), signal, SWEEP_CONNECT_MS);
     if (!succeeded(hostname)) return httpError(hostnamePath, hostname);
@@ -127,7 +162,9 @@ export async function askOneConnection(base, classify, signal) {
       return { result: 'error', error };
     }
     const answer = { endpoint: hostname.body, client: clientAddress(clientip.body) };
-    return { result: 'ok', answers: [answer] };
+    const ms = tenths(performance.now() - started);
+    // A fresh agent's first request always connects, so getOver always timed the connect.
+    return { result: 'ok', answers: [answer], ms, connectMs: hostname.connectMs };
   } catch (err) {
     return classify(err);
   } finally {
@@ -154,6 +191,7 @@ export async function askOneSocket(base, classify, signal) {
     type: isIPv6(host) ? 'udp6' : 'udp4',
     ...(signal ? { signal } : {}),
   });
+  const started = performance.now();
   try {
     const address = isIP(host) === 0 ? (await lookup(host)).address : host;
     await new Promise((resolve, reject) => {
@@ -164,7 +202,8 @@ export async function askOneSocket(base, classify, signal) {
     });
     const endpoint = await exchange(socket, 'hostname');
     const client = await exchange(socket, 'clientip');
-    return { result: 'ok', answers: [{ endpoint, client: clientAddress(client) }] };
+    const ms = tenths(performance.now() - started);
+    return { result: 'ok', answers: [{ endpoint, client: clientAddress(client) }], ms };
   } catch (err) {
     return classify(err);
   } finally {
@@ -232,6 +271,8 @@ function httpError(path, { status, body }) {
  * @property {number} status
  * @property {string} body trimmed, first 4 KiB
  * @property {import('node:net').Socket} socket the connection it came over
+ * @property {number} [connectMs] how long the connection took to connect (from the SYN on), when
+ *   this request made it
  */
 
 /**
@@ -245,6 +286,8 @@ function httpError(path, { status, body }) {
  */
 function getOver(agent, url, signal, connectMs) {
   return new Promise((resolve, reject) => {
+    /** @type {number | undefined} */
+    let connectTook;
     const request = httpGet(url, { agent, ...(signal ? { signal } : {}) }, (res) => {
       const socket = res.socket; // null once the response ended
       /** @type {Buffer[]} */
@@ -252,7 +295,8 @@ function getOver(agent, url, signal, connectMs) {
       res.on('data', (/** @type {Buffer} */ chunk) => chunks.push(chunk));
       res.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8').trim().slice(0, MAX_BODY_CHARS);
-        resolve({ status: res.statusCode ?? 0, body, socket });
+        const timed = connectTook === undefined ? {} : { connectMs: connectTook };
+        resolve({ status: res.statusCode ?? 0, body, socket, ...timed });
       });
       res.on('error', reject);
       res.on('close', () => {
@@ -265,8 +309,10 @@ function getOver(agent, url, signal, connectMs) {
         if (!socket.connecting) return;
         /** @type {ReturnType<typeof setTimeout> | undefined} */
         let timer;
+        let synAt = 0;
         // From the SYN on: a name is looked up first (bounded by the request's own deadline).
         const start = () => {
+          synAt = performance.now();
           timer = setTimeout(() => {
             // Timers run before pending I/O in the event loop: let a connect that completed while
             // the process was starved of CPU be seen before judging it late.
@@ -283,6 +329,7 @@ function getOver(agent, url, signal, connectMs) {
         else start();
         socket.once('connect', () => {
           clearTimeout(timer);
+          connectTook = tenths(performance.now() - synAt);
         });
         socket.once('close', () => {
           clearTimeout(timer);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import {
   SWEEP_CONNECT_MS,
   askOneConnection,
@@ -38,7 +38,7 @@ describe('endpoint sweep', () => {
     const { ask, asked } = scripted([answered('a'), answered('a'), answered('b'), answered('a')]);
     const reply = await sweepEndpoints({ expect: ['a', 'b'], maxRequests: 10 }, ask);
     expect(asked).to.deep.equal([1, 2, 3]);
-    expect(reply).to.deep.equal({
+    expect(reply).to.deep.include({
       result: 'ok',
       answers: [
         { endpoint: 'a', client: '10.244.1.5' },
@@ -46,6 +46,20 @@ describe('endpoint sweep', () => {
         { endpoint: 'b', client: '10.244.1.5' },
       ],
     });
+    expect(reply).to.have.property('requests').with.length(3);
+  });
+
+  it("keeps each answered request's timing as the asker measured it", async () => {
+    const timed = (ms: number, connectMs?: number): Reply => ({
+      ...answered('a'),
+      ms,
+      ...(connectMs === undefined ? {} : { connectMs }),
+    });
+    const { ask } = scripted([timed(12.5, 3.1), timed(7), answered('b')]);
+    const reply = await sweepEndpoints({ expect: ['a', 'b'], maxRequests: 10 }, ask);
+    const requests = (reply as { requests: { ms: number; connectMs?: number }[] }).requests;
+    // Without a figure of its own, none: the time the ask took is not the request's.
+    expect(requests).to.deep.equal([{ ms: 12.5, connectMs: 3.1 }, { ms: 7 }, {}]);
   });
 
   it('makes maxRequests requests and is still ok when an endpoint never answers', async () => {
@@ -73,6 +87,47 @@ describe('endpoint sweep', () => {
       result: 'timeout',
       error: 'request 4 of 10: no connection within 900 ms',
     });
+  });
+
+  it('makes exactly minRequests requests when every endpoint answered sooner', async () => {
+    const always = () => Promise.resolve(answered('a'));
+    for (const minRequests of [1, 2, 3, 7]) {
+      const asked: number[] = [];
+      const reply = await sweepEndpoints({ expect: ['a'], maxRequests: 10, minRequests }, (n) => {
+        asked.push(n);
+        return always();
+      });
+      expect(asked, `minRequests ${minRequests}`).to.have.length(minRequests);
+      expect(reply.answers).to.have.length(minRequests);
+    }
+  });
+
+  it('never goes past maxRequests, whatever minRequests says', async () => {
+    const { ask, asked } = scripted(Array.from({ length: 9 }, () => answered('a')));
+    await sweepEndpoints({ expect: ['a'], maxRequests: 4, minRequests: 9 }, ask);
+    expect(asked).to.deep.equal([1, 2, 3, 4]);
+  });
+
+  it('refuses to sweep a Service with no endpoint to expect, asking nothing', async () => {
+    const { ask, asked } = scripted([answered('a')]);
+    let error: unknown;
+    await sweepEndpoints({ expect: [], maxRequests: 4, service: 'web-linux' }, ask).catch(
+      (e: unknown) => (error = e),
+    );
+    expect(error).to.be.instanceOf(RangeError);
+    expect((error as Error).message).to.equal(
+      'no endpoint to expect of web-linux: a sweep of none would pass unasked',
+    );
+    expect(asked).to.deep.equal([]);
+    const base = await sweepEndpoints(
+      { expect: [], maxRequests: 4, base: 'udp://10.96.0.20:8081' },
+      ask,
+    ).catch((e: unknown) => e);
+    expect(String(base)).to.contain('of udp://10.96.0.20:8081:');
+    const neither = await sweepEndpoints({ expect: [], maxRequests: 4 }, ask).catch(
+      (e: unknown) => e,
+    );
+    expect(String(neither)).to.contain('of a Service:');
   });
 
   it('stops at the first failing request, naming it and keeping what answered before', async () => {
@@ -104,8 +159,20 @@ describe('endpoint sweep', () => {
     expect(clientAddress('10.244.1.5:43512')).to.equal('10.244.1.5');
     expect(clientAddress('[fd00:10:244::5]:43512')).to.equal('fd00:10:244::5');
     expect(clientAddress('fd00:10:244::5')).to.equal('fd00:10:244::5');
+    expect(clientAddress('[fd00:10:244::5]')).to.equal('fd00:10:244::5');
     expect(clientAddress('10.244.1.5\n')).to.equal('10.244.1.5');
     expect(clientAddress('[::ffff:10.244.1.5]:80')).to.equal('10.244.1.5');
+    expect(clientAddress('[::ffff:10.244.1.50]:80')).to.equal('10.244.1.50');
+    expect(clientAddress('[::ffff:10.244.13.5]:80')).to.equal('10.244.13.5');
+  });
+
+  it('reads a bracketed address only when brackets and port are the whole text', () => {
+    // Else a client that saw garbage around the right address would pass a source-ip check.
+    expect(clientAddress('x[fd00:10:244::5]:80')).to.equal('x[fd00:10:244::5]');
+    expect(clientAddress('[fd00:10:244::5]:80x')).to.equal('[fd00:10:244::5]:80x');
+    // Only an IPv4-mapped address is read as IPv4; ::ffff: inside another one is part of it.
+    expect(clientAddress('[fd00::ffff:10.244.1.5]:80')).to.equal('fd00::ffff:10.244.1.5');
+    expect(clientAddress('[::ffff:10.244.1.5.6]:80')).to.equal('::ffff:10.244.1.5.6');
   });
 });
 
@@ -125,10 +192,20 @@ describe('askOneConnection (against a backend on 127.0.0.1)', () => {
 
   it('answers with the backend name and the client IP, over one new connection each time', async () => {
     const base = await start();
-    expect(await askOneConnection(base, classify)).to.deep.equal({
+    const before = performance.now();
+    const reply = await askOneConnection(base, classify);
+    const took = performance.now() - before;
+    expect(reply).to.deep.include({
       result: 'ok',
       answers: [{ endpoint: 'pod-a', client: '127.0.0.1' }],
     });
+    // Its own timing: the two GETs, and the connect within them.
+    const { ms, connectMs } = reply as { ms: number; connectMs: number };
+    expect(connectMs).to.be.a('number').and.at.least(0);
+    expect(ms)
+      .to.be.a('number')
+      .and.at.least(connectMs)
+      .and.at.most(took + 0.1);
   });
 
   it('reports a 404 on /clientip as http-error naming the path', async () => {
@@ -139,6 +216,45 @@ describe('askOneConnection (against a backend on 127.0.0.1)', () => {
       body: 'not found',
       error: 'GET /clientip: HTTP 404',
     });
+  });
+
+  it('a 3xx on /hostname is an http-error too, and /clientip is never asked', async () => {
+    const base = await start({ statusOf: { '/hostname': 300 } });
+    expect(await askOneConnection(base, classify)).to.deep.equal({
+      result: 'http-error',
+      status: 300,
+      body: 'pod-a',
+      error: 'GET /hostname: HTTP 300',
+    });
+  });
+
+  it('a status under 200 is no success either (node hands a 099 to the caller as a response)', async () => {
+    const server = createServer((socket) => {
+      socket.on('data', () => socket.end('HTTP/1.1 099 Odd\r\nContent-Length: 5\r\n\r\npod-a'));
+    }).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      expect(await askOneConnection(`http://127.0.0.1:${port}`, classify)).to.deep.equal({
+        result: 'http-error',
+        status: 99,
+        body: 'pod-a',
+        error: 'GET /hostname: HTTP 99',
+      });
+    } finally {
+      server.close();
+    }
+  });
+
+  it('leaves no connection open once it answered: each request is a connection of its own', async () => {
+    const base = await start();
+    expect(await askOneConnection(base, classify)).to.have.property('result', 'ok');
+    const backend = backends.at(-1)!;
+    // The server would keep an idle keep-alive connection for 5 s; this one is closed at once.
+    const deadline = Date.now() + 2000;
+    while ((await backend.openConnections()) > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await backend.openConnections()).to.equal(0);
   });
 
   it('refuses to pair answers from two connections when the server closes after /hostname', async () => {
@@ -217,10 +333,12 @@ describe('askOneSocket (against a UDP backend on 127.0.0.1)', () => {
 
   it('asks hostname then clientip from one source port, and pairs the two answers', async () => {
     const { base, seen } = await start();
-    expect(await askOneSocket(base, classify)).to.deep.equal({
+    const reply = await askOneSocket(base, classify);
+    expect(reply).to.deep.include({
       result: 'ok',
       answers: [{ endpoint: 'pod-a', client: '127.0.0.1' }],
     });
+    expect((reply as { ms?: number }).ms).to.be.a('number');
     const [hostname = '', clientip = ''] = seen;
     expect(hostname).to.match(/^hostname from \d+$/);
     expect(clientip.replace('clientip', 'hostname')).to.equal(hostname);

@@ -23,6 +23,7 @@ import {
   parseIntInRange,
   parseOrExit,
 } from './args.mjs';
+import { UdpCounter, servePerf } from './perf-server.mjs';
 
 /** Largest `/big` body; enough to cross any MTU while keeping a pod's memory small. */
 const MAX_BIG_BYTES = 1_000_000;
@@ -172,8 +173,14 @@ async function main() {
     );
 
   const http = createServer((req, res) => {
+    // The perf mode's streams; everything else is agnhost's subset.
+    const url = URL.canParse(req.url ?? '/', 'http://netexec')
+      ? new URL(req.url ?? '/', 'http://netexec')
+      : undefined;
+    if (url !== undefined && servePerf(req, res, url, hostname)) return;
     reply(res, route(req, hostname));
   });
+  const counter = new UdpCounter();
   const udp = createSocket({ type: isIPv6(bind) ? 'udp6' : 'udp4' });
   for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT'])) {
     process.once(signal, () => {
@@ -192,6 +199,11 @@ async function main() {
   );
 
   udp.on('message', (message, from) => {
+    if (UdpCounter.owns(message)) {
+      const counted = counter.handle(message, hostname);
+      if (counted !== undefined) udp.send(counted, from.port, from.address);
+      return;
+    }
     const answer = udpReply(message.toString('utf8').trim(), hostname, from);
     if (answer !== undefined) udp.send(answer, from.port, from.address);
   });

@@ -115,6 +115,9 @@ describe('probe', function () {
         peer: '127.0.0.1',
       });
       expect(line.ms).to.be.a('number');
+      // The connect is part of the whole request, measured from the SYN on.
+      const { connectMs } = line as { connectMs?: number };
+      expect(connectMs).to.be.a('number').and.at.least(0).and.at.most(line.ms!);
     });
 
     it('reports http-error for a non-2xx status', async () => {
@@ -140,6 +143,7 @@ describe('probe', function () {
       const { code, line } = await probe('tcp', '127.0.0.1', `${http}`);
       expect(code).to.equal(0);
       expect(line).to.include({ kind: 'tcp', result: 'ok' });
+      expect((line as { connectMs?: number }).connectMs).to.be.a('number');
     });
 
     it('reports refused with the error for a closed port', async () => {
@@ -312,6 +316,23 @@ describe('probe', function () {
       expect(line.answers?.map((a) => a.endpoint)).to.deep.equal(['pod-b', 'pod-b', 'pod-b']);
     });
 
+    it('goes on to --min-requests after every expected endpoint answered', async () => {
+      const { code, line } = await sweep(
+        `http://127.0.0.1:${http}`,
+        'pod-b',
+        10,
+        '--min-requests',
+        '4',
+      );
+      expect(code).to.equal(0);
+      expect(line.answers?.map((a) => a.endpoint)).to.deep.equal([
+        'pod-b',
+        'pod-b',
+        'pod-b',
+        'pod-b',
+      ]);
+    });
+
     it('reports the client IP the backend saw without its port', async () => {
       const { line } = await sweep(`http://127.0.0.1:${http}`, 'pod-b', 1);
       expect(line.answers?.[0]?.client).to.equal('127.0.0.1');
@@ -359,6 +380,14 @@ describe('probe', function () {
       ['a non-http URL', ['http', 'https://127.0.0.1/']],
       ['endpoints without --expect', ['endpoints', 'http://127.0.0.1:1', '--max-requests', '2']],
       ['endpoints without --max-requests', ['endpoints', 'http://127.0.0.1:1', '--expect', 'a']],
+      [
+        'endpoints with an empty --expect',
+        ['endpoints', 'http://127.0.0.1:1', '--expect', '', '--max-requests', '2'],
+      ],
+      [
+        'endpoints with only commas in --expect',
+        ['endpoints', 'http://127.0.0.1:1', '--expect', ',', '--max-requests', '2'],
+      ],
       [
         'an endpoints base with a path',
         ['endpoints', 'http://127.0.0.1:1/hostname', '--expect', 'a', '--max-requests', '2'],

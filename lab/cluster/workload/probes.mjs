@@ -24,9 +24,11 @@ import {
   askOneSocket,
   failedRequest,
   sweepEndpoints,
+  tenths,
 } from './endpoint-sweep.mjs';
 import { TCP_QUERY_ID, answerOutcome, firstNameserver, isDnsName, tcpQuery } from './dns-wire.mjs';
 import { parsePing } from './ping-output.mjs';
+import { PERF_MEASURES, runMeasure } from './perf-measures.mjs';
 
 /** The result strings a probe prints; the suite's expected outcomes map onto these. */
 export const Result = /** @type {const} */ ({
@@ -57,17 +59,42 @@ export const Result = /** @type {const} */ ({
  * @property {string[]} [addresses] resolved IPv4 addresses
  * @property {string} [peer] the address that answered (http: connected to; udp: replied from)
  * @property {import('./endpoint-sweep.mjs').EndpointAnswer[]} [answers] endpoints: one per connection
+ * @property {import('./endpoint-sweep.mjs').RequestTiming[]} [requests] endpoints: each answered
+ *   request's timing
+ * @property {number} [connectMs] http, tcp: how long the TCP connect took, from the SYN on
+ * @property {import('./perf-measures.mjs').PerfFigures} [perf] perf: what the measure found
  * @property {string} [error] why the result is not ok
  */
+
+/**
+ * Measures a socket's connect from its SYN (after any name lookup) to the handshake's end.
+ * @param {import('node:net').Socket} socket
+ * @returns {() => number | undefined} the connect's milliseconds, once connected
+ */
+function connectTimer(socket) {
+  let synAt = performance.now();
+  /** @type {number | undefined} */
+  let took;
+  socket.once('lookup', () => {
+    synAt = performance.now();
+  });
+  socket.once('connect', () => {
+    took = tenths(performance.now() - synAt);
+  });
+  return () => took;
+}
 
 /** Bodies are cut so one line stays readable in logs and JUnit. */
 const MAX_BODY_BYTES = 4096;
 const DEFAULT_TIMEOUT_MS = 3000;
 export const USAGE =
   'usage: probe.mjs http URL | tcp HOST PORT | udp HOST PORT MESSAGE | dns NAME | dns-tcp NAME | icmp HOST\n' +
-  '       | endpoints http://HOST:PORT|udp://HOST:PORT --expect NAME[,NAME…] --max-requests N [--min-requests N] [--timeout-ms N]';
+  '       | endpoints http://HOST:PORT|udp://HOST:PORT --expect NAME[,NAME…] --max-requests N [--min-requests N] [--timeout-ms N]\n' +
+  `       | perf ${PERF_MEASURES.join('|')} http://HOST:PORT|udp://HOST:PORT --duration-ms N [--rate-mbps N] [--timeout-ms N]`;
 /** Flags only the endpoints probe takes. */
 const SWEEP_FLAGS = ['expect', 'max-requests', 'min-requests'];
+/** Flags only the perf probe takes. */
+const PERF_FLAGS = ['duration-ms', 'rate-mbps'];
 
 /**
  * Maps a socket or resolver error onto a result; the `error` field keeps the detail.
@@ -120,6 +147,8 @@ function keepBody(bytes) {
  */
 function probeHttp(url, signal) {
   return new Promise((resolve) => {
+    /** @type {() => number | undefined} */
+    let connected = () => undefined;
     const request = httpGet(url, { agent: false, signal }, (res) => {
       /** @type {Buffer[]} */
       const kept = [];
@@ -137,12 +166,14 @@ function probeHttp(url, signal) {
         const result = status >= 200 && status < 300 ? Result.Ok : Result.HttpError;
         // Where the connection went: a name must have led to the pod it names.
         const peer = res.socket.remoteAddress;
+        const connectMs = connected();
         resolve({
           result,
           status,
           body: keepBody(Buffer.concat(kept)),
           bytes,
           ...(peer ? { peer } : {}),
+          ...(connectMs === undefined ? {} : { connectMs }),
         });
       });
       res.on('error', (err) => {
@@ -152,6 +183,9 @@ function probeHttp(url, signal) {
         if (!res.complete)
           resolve({ result: Result.Error, error: `body ended after ${bytes} bytes` });
       });
+    });
+    request.on('socket', (socket) => {
+      connected = connectTimer(socket);
     });
     request.on('error', (err) => {
       resolve(fromError(err));
@@ -168,9 +202,11 @@ function probeHttp(url, signal) {
 function probeTcp(host, port, signal) {
   return new Promise((resolve) => {
     const socket = connect({ host, port, signal });
+    const connected = connectTimer(socket);
     socket.once('connect', () => {
       socket.destroy();
-      resolve({ result: Result.Ok });
+      const connectMs = connected();
+      resolve({ result: Result.Ok, ...(connectMs === undefined ? {} : { connectMs }) });
     });
     socket.once('error', (err) => {
       resolve(fromError(err));
@@ -290,6 +326,29 @@ function probeDnsTcp(name, signal) {
 }
 
 /**
+ * One perf measure; a measure that got no answer at all is the failure that stopped it.
+ * @param {import('./perf-measures.mjs').PerfMeasure} measure
+ * @param {string} base
+ * @param {number} durationMs
+ * @param {number} rateMbps
+ * @returns {Promise<Outcome>}
+ */
+async function probePerf(measure, base, durationMs, rateMbps) {
+  try {
+    const perf = await runMeasure(measure, base, { durationMs, rateMbps });
+    const answered = (perf.transactions ?? 0) > 0 || (perf.mbps ?? 0) > 0;
+    if (answered) return { result: Result.Ok, perf };
+    return {
+      result: Result.Timeout,
+      perf,
+      error: `${measure}: nothing answered in ${durationMs} ms`,
+    };
+  } catch (err) {
+    return fromError(err);
+  }
+}
+
+/**
  * The endpoints probe's BASE and flags, checked.
  * @param {string} base
  * @param {Map<string, string>} flags
@@ -353,6 +412,10 @@ function selectProbe(kind, args, flags, timeoutMs) {
   if (kind !== 'endpoints' && stray !== undefined) {
     throw new UsageError(`--${stray} is for endpoints only`);
   }
+  const strayPerf = PERF_FLAGS.find((flag) => flags.has(flag));
+  if (kind !== 'perf' && strayPerf !== undefined) {
+    throw new UsageError(`--${strayPerf} is for perf only`);
+  }
   const expect = (/** @type {number} */ count, /** @type {string} */ shape) => {
     if (args.length !== count) throw new UsageError(`${kind} takes ${shape}`);
   };
@@ -391,6 +454,23 @@ function selectProbe(kind, args, flags, timeoutMs) {
       const sweep = parseSweep(a, flags);
       return (arm, signal) => probeEndpoints(sweep, arm, signal);
     }
+    case 'perf': {
+      expect(2, 'MEASURE http://HOST:PORT (udp://HOST:PORT for udp-stream)');
+      const measure = /** @type {import('./perf-measures.mjs').PerfMeasure} */ (a);
+      if (!PERF_MEASURES.includes(measure)) throw new UsageError(`unknown perf measure '${a}'`);
+      const scheme = measure === 'udp-stream' ? 'udp' : 'http';
+      const base = b ?? '';
+      if (!new RegExp(`^${scheme}://[^/?#]+:\\d+/?$`).test(base) || !URL.canParse(base))
+        throw new UsageError(`${measure} measures ${scheme}://HOST:PORT, got ${base}`);
+      const durationMs = parseIntInRange(
+        flags.get('duration-ms') ?? '',
+        '--duration-ms',
+        1,
+        10_000,
+      );
+      const rateMbps = parseIntInRange(flags.get('rate-mbps') ?? '10', '--rate-mbps', 1, 10_000);
+      return () => probePerf(measure, base, durationMs, rateMbps);
+    }
     default:
       throw new UsageError(kind === undefined ? 'missing probe kind' : `unknown probe '${kind}'`);
   }
@@ -422,7 +502,7 @@ export async function runProbe(argv) {
   /** @type {number} */
   let timeoutMs;
   try {
-    const known = ['timeout-ms', ...SWEEP_FLAGS];
+    const known = ['timeout-ms', ...SWEEP_FLAGS, ...PERF_FLAGS];
     const { positionals, flags } = parseCommandLine(argv, known);
     kind = positionals[0];
     const timeoutFlag = flags.get('timeout-ms') ?? String(DEFAULT_TIMEOUT_MS);
@@ -448,7 +528,7 @@ export async function runProbe(argv) {
       done = true;
       clearTimeout(deadline);
       abort.abort();
-      const ms = Math.round(performance.now() - started);
+      const ms = tenths(performance.now() - started);
       const code = outcome.result === Result.Ok ? 0 : 1;
       resolve({ line: { kind: probeKind, ...outcome, ms }, code, lingering });
     };

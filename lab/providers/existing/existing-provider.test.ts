@@ -35,7 +35,7 @@ describe('ExistingProvider (unit; the node list is a fake of the API)', () => {
     expect(problems[0]!.what).to.contain('not readable');
   });
 
-  it('reads kubeconfig: ~/.kube/config from the home directory (the README example)', async () => {
+  it('reads kubeconfig: ~/.kube/config from the home directory (the docs/spec.md example)', async () => {
     const home = mkdtempSync(join(tmpdir(), 'hl-home-'));
     mkdirSync(join(home, '.kube'));
     writeFileSync(join(home, '.kube', 'config'), KUBECONFIG);

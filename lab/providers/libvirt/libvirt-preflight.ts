@@ -158,7 +158,7 @@ export async function libvirtPreflight(
       if (present === false) {
         add(
           `bridge ${bridge} is missing on hypervisor ${h.name} (${h.uri})`,
-          'create it on every hypervisor host and join them (README: "Several hypervisors")',
+          'create it on every hypervisor host and join them (docs/libvirt.md: "Several hypervisors")',
         );
       }
     }

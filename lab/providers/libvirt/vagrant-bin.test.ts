@@ -173,6 +173,7 @@ describe('vagrant/bin virsh wrappers (against a stand-in virsh)', function () {
       skipTest(this, missing('shellcheck is not installed (apt-get install shellcheck)'));
     const scripts = [
       'vagrant/bin/hl-common.sh',
+      'vagrant/bin/hl-apt.sh',
       'vagrant/bin/hl-lab-resources.sh',
       'vagrant/bin/hl-destroy-orphans.sh',
       'vagrant/bin/hl-dump-xml.sh',

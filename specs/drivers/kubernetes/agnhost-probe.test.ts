@@ -30,6 +30,7 @@ const tcp: ProbeRequest = { kind: 'tcp', host: '10.244.2.7', port: 8080 };
 const endpoints: ProbeRequest = {
   kind: 'endpoints',
   base: 'http://10.96.101.21:80',
+  service: 'web-linux',
   expect: ['netexec-lin1-a', 'netexec-lin2-a'],
   maxRequests: 8,
 };
@@ -103,6 +104,45 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       expect(reply).to.include({ result: 'http-error', status: 404, body: '404 page not found' });
     });
 
+    it('takes 2xx only as an answer: a redirect (curl does not follow one) or a 1xx is not', () => {
+      const answer = (status: number) =>
+        replyFromExec(http, ran(0, `body\n--hybrid-lab-status:${status} 4`)).result;
+      expect([199, 200, 204, 299, 300, 301, 304].map(answer)).to.deep.equal([
+        'http-error',
+        'ok',
+        'ok',
+        'ok',
+        'http-error',
+        'http-error',
+        'http-error',
+      ]);
+      expect(replyFromExec(http, ran(0, '\n--hybrid-lab-status:302 0'))).to.deep.include({
+        result: 'http-error',
+        status: 302,
+        error: 'HTTP 302',
+      });
+    });
+
+    it('a sweep connection redirected on /hostname or /clientip is not an answer', () => {
+      const connection = (hostname: number, clientip: number) =>
+        ran(
+          0,
+          [
+            `netexec-lin1-a\n--hybrid-lab-status:${hostname} 14 10.96.101.21 1 0.000012 0.000390\n`,
+            `10.244.1.5:43512\n--hybrid-lab-status:${clientip} 16 10.96.101.21 0 0.000000 0.000000\n`,
+          ].join(''),
+        );
+      expect(replyFromExec(endpoints, connection(200, 200)).result).to.equal('ok');
+      expect(replyFromExec(endpoints, connection(301, 200))).to.deep.include({
+        result: 'http-error',
+        error: 'GET /hostname: HTTP 301',
+      });
+      expect(replyFromExec(endpoints, connection(200, 307))).to.deep.include({
+        result: 'http-error',
+        error: 'GET /clientip: HTTP 307',
+      });
+    });
+
     it('reads refused out of curl 8 verbose output, where the error line no longer says it', () => {
       const stderr = [
         '*   Trying 10.244.2.7:8080...',
@@ -158,6 +198,8 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       expect(replyFromExec(endpoints, ran(0, stdout))).to.deep.equal({
         result: 'ok',
         answers: [{ endpoint: 'netexec-lin2-a', client: '10.244.1.5' }],
+        // curl's own connect time (0.4 ms connected - 0.01 ms looked up), not the exec's.
+        connectMs: 0.4,
       });
     });
 
@@ -220,6 +262,7 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
     const sweep: ProbeRequest = {
       kind: 'endpoints',
       base: 'udp://10.96.101.21:8081',
+      service: 'web-linux',
       expect: ['netexec-lin2-b'],
       maxRequests: 20,
     };
@@ -465,7 +508,7 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
 
   describe('icmp (ping)', () => {
     const icmp: ProbeRequest = { kind: 'icmp', host: '10.244.2.7' };
-    it("pings once with iputils' ping on Linux, ping.exe on Windows, within the budget", () => {
+    it("pings once with iputils' ping on Linux, PowerShell 7's .NET Ping on Windows, within the budget", () => {
       expect(probeCommand('linux', icmp, 2500)).to.deep.equal([
         'ping',
         '-n',
@@ -478,13 +521,30 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
         '10.244.2.7',
       ]);
       expect(probeCommand('windows', icmp, 2500)).to.deep.equal([
-        'ping.exe',
-        '-n',
-        '1',
-        '-w',
-        '2500',
-        '10.244.2.7',
+        'pwsh.exe',
+        '-NoProfile',
+        '-NonInteractive',
+        '-Command',
+        "$r = [System.Net.NetworkInformation.Ping]::new().Send('10.244.2.7', 2500); '--hybrid-lab-ping:' + $r.Status + ' ' + $r.Address",
       ]);
+    });
+
+    it("reads the Windows echo request's IPStatus and the reply's source", () => {
+      const win = (stdout: string, exitCode = 0, stderr = '') =>
+        replyFromExec(icmp, ran(exitCode, stdout, stderr), 'windows');
+      expect(win('--hybrid-lab-ping:Success 10.244.2.7\r\n')).to.deep.equal({
+        result: 'ok',
+        peer: '10.244.2.7',
+      });
+      expect(win('--hybrid-lab-ping:TimedOut 0.0.0.0\r\n').result).to.equal('timeout');
+      expect(win('--hybrid-lab-ping:DestinationHostUnreachable 10.244.3.1\r\n')).to.deep.equal({
+        result: 'unreachable',
+        error: 'DestinationHostUnreachable from 10.244.3.1',
+      });
+      expect(win('', 1, 'Exception calling "Send" with "2" argument(s)')).to.deep.equal({
+        result: 'error',
+        error: 'Exception calling "Send" with "2" argument(s)',
+      });
     });
 
     it('reads the reply, the silence (exit 1) and a ping that could not run', () => {

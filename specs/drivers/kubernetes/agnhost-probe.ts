@@ -11,8 +11,10 @@
  *   HTTP client anyway (curl, or the API-server proxy, which is not Exec), it hides the far end's
  *   status, fixes a 5 s timeout and returns errors as free text.
  * - tcp → `/agnhost connect --timeout=<ms>ms HOST:PORT`: prints TIMEOUT, REFUSED, DNS: or OTHER:.
- * - icmp → one echo request: iputils `ping -n -c 1` (the project's agnhost image carries it),
- *   Windows' own `ping.exe -n 1`; ping-output.mjs reads either (the reply's source is the peer).
+ * - icmp → one echo request. Linux: iputils `ping -n -c 1` (the project's agnhost image carries
+ *   it), read by ping-output.mjs. Windows: nothing shows the Windows agnhost image carries ping.exe
+ *   (lab/provision/windows-image-commands.ts), but it carries PowerShell 7, whose .NET Ping sends
+ *   one echo request and prints the reply's IPStatus and source address (the peer).
  * - dns-tcp → one A query over TCP to the pod's own nameserver, no search list. Linux: a bash
  *   script (`/dev/tcp`, dd, od; bounded by `timeout`) reads the first nameserver of resolv.conf,
  *   sends the query this driver built (dns-wire.mjs) and prints the reply's bytes in hex, which
@@ -66,7 +68,12 @@ import {
   clientAddress,
 } from '../../../lab/cluster/workload/endpoint-sweep.mjs';
 
+/** Perf requests do not map onto one agnhost probe: the driver runs them with perf-in-pod.ts. */
+export const PERF_ELSEWHERE = 'perf requests run through perf-in-pod.ts, not as agnhost probes';
+
 const STATUS_MARK = '--hybrid-lab-status:';
+/** Before the Windows echo request's IPStatus and the reply's source address. */
+const PING_MARK = '--hybrid-lab-ping:';
 const STATUS_LINE = new RegExp(`^${STATUS_MARK}(.*)$`, 'gm');
 /**
  * After each transfer: its status, body size, where curl connected, whether it connected anew, and
@@ -114,16 +121,23 @@ export function probeCommand(os: Os, request: ProbeRequest, timeoutMs: number): 
       ];
     }
     case 'icmp': {
-      // iputils ping (in the project's agnhost image), or Windows' own ping.exe.
       const wait = String(Math.max(1, Math.ceil(timeoutMs / 1000)));
-      return os === 'windows'
-        ? ['ping.exe', '-n', '1', '-w', String(Math.max(timeoutMs, 1)), request.host]
-        : ['ping', '-n', '-c', '1', '-W', wait, '-w', wait, request.host];
+      if (os === 'linux') return ['ping', '-n', '-c', '1', '-W', wait, '-w', wait, request.host];
+      const send = `[System.Net.NetworkInformation.Ping]::new().Send('${request.host}', ${Math.max(timeoutMs, 1)})`;
+      return [
+        'pwsh.exe',
+        '-NoProfile',
+        '-NonInteractive',
+        '-Command',
+        `$r = ${send}; '${PING_MARK}' + $r.Status + ' ' + $r.Address`,
+      ];
     }
     case 'udp': {
       const dial = dialUrl(request.host, String(request.port), request.message);
       return [curl(os), '-sS', ...limits, '-w', `\n${STATUS_MARK}%{http_code}`, dial];
     }
+    case 'perf':
+      throw new Error(PERF_ELSEWHERE);
     case 'endpoints': {
       if (request.base.startsWith('udp:')) return udpSweepCommand(os, request.base, timeoutMs);
       // curl's limits apply to each transfer: the two GETs share one request's budget. curl's
@@ -254,9 +268,13 @@ export function replyFromExec(
     case 'tcp':
       return connectReply(result.exitCode, result.stderr);
     case 'icmp':
-      return pingReply(result.exitCode, result.stdout, result.stderr);
+      return os === 'linux'
+        ? pingReply(result.exitCode, result.stdout, result.stderr)
+        : dotnetPingReply(result.exitCode, result.stdout, result.stderr);
     case 'udp':
       return dialReply(request.host, result.exitCode, result.stdout, result.stderr);
+    case 'perf':
+      return { result: 'error', error: PERF_ELSEWHERE };
     case 'endpoints':
       if (!request.base.startsWith('udp:'))
         return endpointsReply(result.exitCode, result.stdout, result.stderr);
@@ -273,6 +291,23 @@ function pingReply(exitCode: number, stdout: string, stderr: string): ProbeReply
     return { result: 'error', error: why };
   }
   return parsePing(`${stdout}\n${stderr}`);
+}
+
+/**
+ * The Windows echo request's line: its IPStatus (Success, TimedOut, Destination…Unreachable, …; the
+ * .NET IPStatus names) and the reply's source address.
+ */
+function dotnetPingReply(exitCode: number, stdout: string, stderr: string): ProbeReply {
+  const line = new RegExp(`^${PING_MARK}(\\w+) ?(\\S*)`, 'm').exec(stdout);
+  if (exitCode !== 0 || line === null) {
+    return { result: 'error', error: stderr.trim() || `pwsh exited ${exitCode}: ${stdout.trim()}` };
+  }
+  const [, status = '', address = ''] = line;
+  if (status === 'Success') return { result: 'ok', peer: address };
+  if (status === 'TimedOut') return { result: 'timeout', error: 'no echo reply (TimedOut)' };
+  if (/Unreachable$/.test(status))
+    return { result: 'unreachable', error: `${status}${address === '' ? '' : ` from ${address}`}` };
+  return { result: 'error', error: `echo request: ${status}` };
 }
 
 /** The Linux UDP sweep script's output: each reply before the marker line naming its question. */
@@ -345,7 +380,7 @@ function curlTransfers(stdout: string): Transfer[] {
       bytes: Number(bytes),
       peer: peer === '' ? undefined : peer,
       connects: Number(connects),
-      connectMs: Math.round((Number(connected) - Number(lookedUp)) * 1000),
+      connectMs: Math.round((Number(connected) - Number(lookedUp)) * 10_000) / 10,
     });
     from = line.index + line[0].length;
   }
@@ -392,6 +427,8 @@ function endpointsReply(exitCode: number, stdout: string, stderr: string): Probe
   return {
     result: 'ok',
     answers: [{ endpoint: hostname.body, client: clientAddress(clientip.body) }],
+    // curl's figure: the exec around it would add the API server's round trip.
+    connectMs: hostname.connectMs,
   };
 }
 

@@ -12,6 +12,7 @@ import { churnChange, churnPlan } from '../../model/churn.ts';
 import type {
   DeployedPod,
   LabDriver,
+  PerfCell,
   ProbeReply,
   ProbeRequest,
   SuiteNode,
@@ -19,12 +20,18 @@ import type {
 } from '../../model/lab-driver.ts';
 import { sendProbe } from '../../model/lab-driver.ts';
 import { probeCommand, replyFromExec } from './agnhost-probe.ts';
+import {
+  iperfServerCommand,
+  perfCommand,
+  perfReply,
+  perfUnsupportedReason,
+} from './perf-in-pod.ts';
 import { discoverCluster, notReadyReason, type ClusterFacts } from './cluster-discovery.ts';
 import { ExecError, execInPod, type ExecTarget } from './exec-in-pod.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import { apiErrorText, loadKubeConfig, makeClients, type KubeClients } from './kube-clients.ts';
 import { probeFromHost } from './outside-probe.ts';
-import { probeArgs, probeProgramMs } from '../probe-args.ts';
+import { probeArgs, probeProgramMs, requireEndpoints } from '../probe-args.ts';
 import { sweepEndpoints } from '../../../lab/cluster/workload/endpoint-sweep.mjs';
 import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
 import type { NodeShell } from '../../../lab/remote/node-shell.ts';
@@ -42,7 +49,7 @@ import {
   probeArgv,
 } from '../../../lab/cluster/runtime/workload-programs.ts';
 import {
-  agnhostImage,
+  agnhostImages,
   kubernetesSettings,
   type KubernetesSettings,
 } from './kubernetes-settings.ts';
@@ -71,8 +78,8 @@ export interface LabFacts {
 export interface KubernetesDriverOptions {
   /** Outside the cluster, where this host is not (netns kubeadm labs): NodePort probes and the echo. */
   outside?: LabOutside;
-  /** The agnhost image the lab provides (its nodes imported it); AGNHOST_IMAGE still wins. */
-  image?: string;
+  /** The agnhost image per OS the lab provides (its nodes imported it); AGNHOST_IMAGE still wins. */
+  images?: Partial<Record<Os, string>>;
   /** What the lab says of itself for the results (how Kubernetes was built, what the nodes are). */
   facts?: Readonly<Record<string, string>>;
   /** Injected API clients (unit tests pass fakes); missing ones are built from the KubeConfig. */
@@ -114,6 +121,8 @@ export class KubernetesDriver implements LabDriver {
   #workloads: Workloads | undefined;
   /** Path evidence's shells on a cluster the harness did not make (pods, made on first use). */
   #shellPods: NodeShellPods | undefined;
+  /** Pods whose iperf3 server runs (perf streams). */
+  readonly #iperfServers = new Set<string>();
 
   /** Opens a cluster by kubeconfig: discovers nodes, OS builds and the server version. */
   static async open(
@@ -200,7 +209,7 @@ export class KubernetesDriver implements LabDriver {
     const churned = SERVICE_OSES.flatMap((os) => churnPlan(this.nodes, os) ?? []);
     const options = this.#options;
     const settings = this.#settings;
-    const image = agnhostImage(settings, options.image);
+    const images = agnhostImages(settings, options.images);
     // Where this host's packets to the nodes come from: NodePort probes, and the echo by default.
     const outsideAddress =
       options.outside?.address ?? (await routeSourceAddress(this.#runner, this.nodes[0]!.ip));
@@ -209,7 +218,7 @@ export class KubernetesDriver implements LabDriver {
       namespace: runNamespace(runId),
       runId,
       lab: this.#facts.lab,
-      image,
+      images,
       dnsDomain: this.#facts.dnsDomain ?? 'cluster.local',
       pods,
       serviceOses: SERVICE_OSES,
@@ -237,8 +246,8 @@ export class KubernetesDriver implements LabDriver {
         namespace: this.#deployment.namespace,
         runId,
         lab: this.#facts.lab,
-        linuxImage: settings.evidenceImage ?? image,
-        windowsImage: image,
+        linuxImage: settings.evidenceImage ?? images.linux,
+        windowsImage: images.windows,
         nodes: this.nodes.map((n) => ({
           name: n.name,
           nodeHostname: this.#nodeHostname(n.name),
@@ -353,6 +362,7 @@ export class KubernetesDriver implements LabDriver {
     request: ProbeRequest,
     timeoutMs: number,
   ): Promise<ProbeReply> {
+    if (request.kind === 'endpoints') requireEndpoints(request);
     const namespace = this.#deployment?.namespace;
     if (namespace === undefined) return { result: 'error', error: 'nothing is deployed' };
     const target = { namespace, pod: pod.name, container: NETEXEC_CONTAINER };
@@ -371,10 +381,65 @@ export class KubernetesDriver implements LabDriver {
         return { ...found, error: `looking up ${request.host}: ${found.error ?? 'no address'}` };
       return this.probeFromPod(pod, { ...request, host: address }, timeoutMs);
     }
+    if (request.kind === 'perf') return this.#measure(target, request, timeoutMs);
     const command = probeCommand(pod.os, request, timeoutMs);
     const once = () => this.#execProbe(target, command, request, timeoutMs, pod.os);
     // One exec per connection: Windows pods have no shell to loop in, so the driver sweeps.
     return request.kind === 'endpoints' ? sweepEndpoints(request, once) : once();
+  }
+
+  /**
+   * One perf measure from `source`; a stream first starts the iperf3 server in the pod (or the
+   * host-network pod) whose address it goes to, once per pod: the run namespace's end stops it.
+   */
+  async #measure(
+    source: ExecTarget,
+    request: Extract<ProbeRequest, { kind: 'perf' }>,
+    timeoutMs: number,
+  ): Promise<ProbeReply> {
+    const grace = this.#options.execGraceMs ?? 10_000;
+    try {
+      if (request.measure !== 'tcp-rr' && request.measure !== 'tcp-crr') {
+        const failed = await this.#startIperf(
+          source,
+          new URL(request.base).hostname,
+          timeoutMs + grace,
+        );
+        if (failed !== undefined) return { result: 'error', error: failed };
+      }
+      // rr/crr may run a last batch of requests past the duration; a stream whole seconds.
+      const runs = Math.ceil(request.durationMs / 1000) * 1000 + timeoutMs * 2;
+      return perfReply(
+        request,
+        await execInPod(this.#clients.exec, source, perfCommand(request), runs + grace),
+      );
+    } catch (error) {
+      if (!(error instanceof ExecError)) throw error;
+      return { result: error.kind === 'timeout' ? 'timeout' : 'error', error: error.message };
+    }
+  }
+
+  /** Starts iperf3's server in the suite pod at `host` unless it runs; why not, when it cannot. */
+  async #startIperf(
+    source: ExecTarget,
+    host: string,
+    limitMs: number,
+  ): Promise<string | undefined> {
+    const server =
+      this.#workloads?.pods.find((p) => p.ip === host)?.name ??
+      this.nodes.filter((n) => n.ip === host).map((n) => hostNetworkPod(n.name))[0];
+    if (server === undefined) return `no suite pod at ${host} to run an iperf3 server in`;
+    if (this.#iperfServers.has(server)) return undefined;
+    const started = await execInPod(
+      this.#clients.exec,
+      { ...source, pod: server },
+      iperfServerCommand(),
+      limitMs,
+    );
+    if (started.exitCode !== 0)
+      return `iperf3 server in ${server} did not start: ${started.stderr.trim() || started.stdout.trim()}`;
+    this.#iperfServers.add(server);
+    return undefined;
   }
 
   /** Runs the probe in the node's host-network netexec pod: on the node's own network. */
@@ -459,6 +524,11 @@ export class KubernetesDriver implements LabDriver {
    * Deletes the node shell pods and the run namespace (waits, bounded; a slow one is a warning),
    * and stops the echo; idempotent.
    */
+  /** Why a perf cell is skipped here (perf-in-pod.ts: Windows, other images, Service streams). */
+  perfUnsupported(cell: PerfCell): string | undefined {
+    return perfUnsupportedReason(cell, agnhostImages(this.#settings, this.#options.images).linux);
+  }
+
   async cleanup(): Promise<void> {
     const deployment = this.#deployment;
     if (deployment === undefined) return;
@@ -479,6 +549,7 @@ export class KubernetesDriver implements LabDriver {
       this.#deployment = undefined;
       this.#workloads = undefined;
       this.#shellPods = undefined;
+      this.#iperfServers.clear();
     }
     if (shellError !== undefined) throw shellError;
   }

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { SettingError } from '../../model/settings.ts';
-import { agnhostImage, kubernetesSettings } from './kubernetes-settings.ts';
+import { agnhostImages, kubernetesSettings } from './kubernetes-settings.ts';
 
 describe("the Kubernetes driver's settings", () => {
-  it("picks the agnhost image: AGNHOST_IMAGE, else the lab's, else IMAGE_REPO and AGNHOST_TAG, else the default", () => {
+  it("picks the agnhost image per OS: AGNHOST_IMAGE, else the lab's, else IMAGE_REPO and AGNHOST_TAG, else the default", () => {
     const image = (env: NodeJS.ProcessEnv, lab?: string) =>
-      agnhostImage(kubernetesSettings(env), lab);
+      agnhostImages(kubernetesSettings(env), lab === undefined ? {} : { linux: lab }).linux;
     expect(image({})).to.equal('registry.k8s.io/e2e-test-images/agnhost:2.52');
     expect(image({ AGNHOST_TAG: '2.53' })).to.equal('registry.k8s.io/e2e-test-images/agnhost:2.53');
     expect(image({ IMAGE_REPO: 'mirror.local:5000/e2e/' })).to.equal(
@@ -20,6 +20,13 @@ describe("the Kubernetes driver's settings", () => {
         'hybrid-lab/agnhost:2.25',
       ),
     ).to.equal('mirror.local/agnhost@sha256:abc');
+    // The lab's Linux-only image serves its Linux pods; Windows pods get the default.
+    expect(
+      agnhostImages(kubernetesSettings({}), {
+        linux: 'hybrid-lab/agnhost:2.25',
+        windows: 'mirror.local/agnhost:2.52',
+      }),
+    ).to.deep.equal({ linux: 'hybrid-lab/agnhost:2.25', windows: 'mirror.local/agnhost:2.52' });
   });
 
   it('defaults: echo port 8099, keep nothing, 80 % of 300 s for Ready pods, 300 s for the namespace', () => {

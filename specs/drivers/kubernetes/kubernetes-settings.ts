@@ -3,6 +3,7 @@
  * starts (specs/engine/suite-settings.ts), so a bad one fails the run with its own message
  * before any lab is touched.
  */
+import type { Os } from '../../../lab/contracts/cells.ts';
 import { isIpv4 } from '../../../lab/net/ipv4.ts';
 import { positiveIntSetting, SettingError } from '../../model/settings.ts';
 
@@ -105,7 +106,14 @@ export function kubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
   };
 }
 
-/** The agnhost image a run deploys: AGNHOST_IMAGE, else the lab's own, else IMAGE_REPO/AGNHOST_TAG. */
-export function agnhostImage(settings: KubernetesSettings, labImage?: string): string {
-  return settings.agnhostImage ?? labImage ?? settings.defaultImage;
+/**
+ * The agnhost image a run deploys on each OS: AGNHOST_IMAGE (an image with both OSes' variants),
+ * else the lab's own for that OS, else IMAGE_REPO/AGNHOST_TAG.
+ */
+export function agnhostImages(
+  settings: KubernetesSettings,
+  lab: Partial<Record<Os, string>> = {},
+): Record<Os, string> {
+  const pick = (os: Os) => settings.agnhostImage ?? lab[os] ?? settings.defaultImage;
+  return { linux: pick('linux'), windows: pick('windows') };
 }

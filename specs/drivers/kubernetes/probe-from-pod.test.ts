@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { podNames } from '../../model/workload-names.ts';
 import { driverFixture } from '../../testing/kube-driver-fixture.ts';
 import type { ExecScript } from '../../testing/kube-fake-exec.ts';
+import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import { KubernetesDriver } from './kubernetes-driver.ts';
 import { exitStatus, replay } from '../../testing/kube-recorded-objects.ts';
 
@@ -59,6 +60,7 @@ describe('KubernetesDriver.probeFromPod (through a fake Exec)', () => {
     const request = {
       kind: 'endpoints' as const,
       base: 'http://10.96.101.21:80',
+      service: 'web-linux',
       expect: ['netexec-lin1-a', 'netexec-lin2-a'],
       maxRequests: 6,
     };
@@ -119,6 +121,27 @@ describe('KubernetesDriver.probeFromPod (through a fake Exec)', () => {
         expect(reply.result).to.equal('refused');
         expect(reply.error).to.match(/^request 2 of 6: .*Connection refused/);
         expect(reply.answers).to.deep.equal([{ endpoint: 'netexec-lin1-a', client: '10.244.1.5' }]);
+      } finally {
+        await driver.cleanup();
+      }
+    });
+
+    it('refuses a sweep that expects no endpoint as an infrastructure error naming the Service, before any exec', async () => {
+      const { driver, pod, exec } = await sweepingDriver([answeredBy('netexec-lin1-a')]);
+      try {
+        const empty = { ...request, expect: [] };
+        for (const probe of [
+          () => driver.probeFromPod(pod, empty, 3000),
+          () => driver.probeFromNode(pod.node, empty, 3000),
+        ]) {
+          let error: unknown;
+          await probe().catch((e: unknown) => (error = e));
+          expect(error).to.be.instanceOf(InfrastructureError);
+          expect((error as Error).message).to.match(
+            /^Service web-linux \(http:\/\/10\.96\.101\.21:80\) has no endpoint/,
+          );
+        }
+        expect(exec.calls.filter((c) => c.command[0] === 'curl')).to.deep.equal([]);
       } finally {
         await driver.cleanup();
       }

@@ -42,7 +42,8 @@ export interface DeploymentSettings {
   namespace: string;
   runId: string;
   lab: string;
-  image: string;
+  /** The agnhost image of each OS's pods. */
+  images: Record<Os, string>;
   dnsDomain: string;
   pods: readonly (PodToRender & { node: string })[];
   /** Every node's host-network netexec pod, with the node's address. */
@@ -107,7 +108,7 @@ export class SuiteDeployment implements AsyncDisposable {
     }
     const endpoint = { address: echo.address, port: echo.port };
     log.info(
-      { namespace, image: this.settings.image, echo: endpoint },
+      { namespace, images: this.settings.images, echo: endpoint },
       'deploying suite workloads',
     );
     await this.#api(`create namespace ${namespace}`, () =>
@@ -352,7 +353,7 @@ export class SuiteDeployment implements AsyncDisposable {
   }
 
   async #waitReady(pods: readonly { name: string }[]): Promise<V1Pod[]> {
-    const { namespace, image } = this.settings;
+    const { namespace, images } = this.settings;
     try {
       return await forPodsReady(
         this.core,
@@ -364,7 +365,7 @@ export class SuiteDeployment implements AsyncDisposable {
       const text = error instanceof Error ? error.message : String(error);
       throw new InfrastructureError(`suite workloads did not become ready: ${text}`, {
         cause: error,
-        hint: `kubectl -n ${namespace} describe pods; image ${image} (override: AGNHOST_IMAGE, or IMAGE_REPO and AGNHOST_TAG)`,
+        hint: `kubectl -n ${namespace} describe pods; images ${images.linux} (Linux), ${images.windows} (Windows) (override: AGNHOST_IMAGE, or IMAGE_REPO and AGNHOST_TAG)`,
       });
     }
   }

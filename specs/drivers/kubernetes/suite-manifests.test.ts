@@ -14,7 +14,10 @@ const input: RenderInput = {
   namespace: 'hybrid-lab-20250101-abc123',
   runId: '20250101-abc123',
   lab: 'hybrid',
-  image: 'registry.example:5000/e2e/agnhost:2.52',
+  images: {
+    linux: 'registry.example:5000/e2e/agnhost-linux:2.52',
+    windows: 'registry.example:5000/e2e/agnhost:2.52',
+  },
   pods: [
     { name: 'netexec-lin1-a', nodeHostname: 'lin1', os: 'linux', localBackend: false },
     { name: 'netexec-win1-a', nodeHostname: 'win1', os: 'windows', localBackend: false },
@@ -54,7 +57,14 @@ describe('suite manifests (rendered from manifests/suite)', () => {
     ]);
     expect(win.spec).to.include({ hostname: 'netexec-win1-a', subdomain: 'netexec' });
     const container = win.spec!.containers[0]!;
-    expect(container.image).to.equal(input.image);
+    // Images are per OS: a Linux-only image never lands on a Windows node.
+    expect(container.image).to.equal(input.images.windows);
+    expect(pods[0]!.spec!.containers[0]!.image).to.equal(input.images.linux);
+    const { hostNetwork } = renderSuiteManifests(input);
+    expect(hostNetwork.map((p) => p.spec!.containers[0]!.image)).to.deep.equal([
+      input.images.linux,
+      input.images.windows,
+    ]);
     expect(container.args).to.deep.equal(['netexec', '--http-port=8080', '--udp-port=8081']);
     expect(container.readinessProbe?.httpGet).to.deep.equal({ path: '/healthz', port: 8080 });
   });
@@ -125,9 +135,10 @@ describe('suite manifests (rendered from manifests/suite)', () => {
     expect(windows?.spec).to.deep.include({ hostNetwork: true });
     const command = windows!.spec!.containers[0]!.command!;
     expect(command.slice(0, 3)).to.deep.equal(['powershell.exe', '-NoProfile', '-Command']);
-    expect(command[3]).to.include(
-      '"$env:CONTAINER_SANDBOX_MOUNT_POINT\\agnhost.exe" netexec "--http-port=8085"',
-    );
+    // The image's agnhost has no extension; CreateProcess starts it by full path.
+    expect(command[3]).to.include('FileName = "$env:CONTAINER_SANDBOX_MOUNT_POINT\\agnhost";');
+    expect(command[3]).to.include("Arguments = 'netexec --http-port=8085 --udp-port=8086'");
+    expect(command[3]).to.include('UseShellExecute = $false');
     // Not a Service backend: no Service selects app=host-netexec.
     expect(linux?.metadata?.labels).to.include({ app: 'host-netexec' });
   });

@@ -39,7 +39,8 @@ export interface RenderInput {
   namespace: string;
   runId: string;
   lab: string;
-  image: string;
+  /** The agnhost image of each OS's pods. */
+  images: Record<Os, string>;
   pods: readonly PodToRender[];
   /** OSes that get a `web-<os>` NodePort Service, and a `local-<os>` one with externalTrafficPolicy Local. */
   serviceOses: readonly Os[];
@@ -107,7 +108,7 @@ function commonVars(input: Pick<RenderInput, 'runId' | 'lab'>): Record<string, s
 
 /** One netexec pod: of the suite's Services (`app` netexec), or of a churn Service (`app` churn). */
 export function renderNetexecPod(
-  input: Pick<RenderInput, 'runId' | 'lab' | 'image'>,
+  input: Pick<RenderInput, 'runId' | 'lab' | 'images'>,
   pod: PodToRender,
   app = 'netexec',
   dir = MANIFEST_DIR,
@@ -121,7 +122,7 @@ export function renderNetexecPod(
     slot: slotOf(pod.name),
     localBackend: String(pod.localBackend),
     node: pod.nodeHostname,
-    image: input.image,
+    image: input.images[pod.os],
   }) as V1Pod;
 }
 
@@ -130,7 +131,7 @@ export function renderNetexecPod(
  * network and PIDs on Linux; HostProcess as SYSTEM on Windows.
  */
 export function renderNodeShellPod(
-  input: Pick<RenderInput, 'runId' | 'lab' | 'image'>,
+  input: Pick<RenderInput, 'runId' | 'lab'> & { image: string },
   pod: { name: string; nodeHostname: string; os: Os },
   dir = MANIFEST_DIR,
 ): V1Pod {
@@ -177,7 +178,7 @@ export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): Su
           ...common,
           name: pod.name,
           node: pod.nodeHostname,
-          image: input.image,
+          image: input.images[pod.os],
         }) as V1Pod,
     ),
     local: input.serviceOses.map(

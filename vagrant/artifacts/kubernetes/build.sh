@@ -7,9 +7,10 @@
 # folder and that script: a cache hit returns at once; a build goes to a work folder and is
 # renamed into place only when complete.
 #
-# Usage: build.sh [--force] [--cold]
-#   --force  rebuild even when the cache holds this recipe's tree
-#   --cold   ignore (and refill) the Go build cache, downloads and the debootstrap cache
+# Usage: build.sh [--force] [--cold] | --recipe-hash
+#   --force        rebuild even when the cache holds this recipe's tree
+#   --cold         ignore (and refill) the Go build cache, downloads and the debootstrap cache
+#   --recipe-hash  print the recipe's hash (the cache folder's name) and exit
 #   HL_K8S_CACHE      where trees are kept (default /var/cache/hybrid-lab/kubernetes);
 #                     each build is HL_K8S_CACHE/<recipe hash>/
 #   HL_DEBIAN_MIRROR  Debian mirror (default: the host of the machine's apt sources)
@@ -25,8 +26,8 @@ REFLECT2_DEB=/usr/share/gocode/src/github.com/modern-go/reflect2
 # rsync: Kubernetes' hack/ scripts copy generated files with it (make generated_files fails without).
 BUILD_PACKAGES=(golang-1.19-go golang-github-modern-go-reflect2-dev dpkg-dev debootstrap gcc libc6-dev make file rsync)
 # What every debootstrap-based image needs: kube-proxy iptables and conntrack, agnhost curl and
-# ping (the suite's ICMP cells).
-BASE_PACKAGES=iptables,conntrack,curl,iputils-ping
+# ping (the suite's ICMP cells) and iperf3 (the perf mode's streams: docs/performance.md).
+BASE_PACKAGES=iptables,conntrack,curl,iputils-ping,iperf3
 # kube-proxy's iptables backend: bookworm's default (iptables-nft), what Debian nodes use.
 IPTABLES_BACKEND=nft
 CRICTL_VERSION=0.1.0
@@ -40,12 +41,13 @@ STAGE_DEBS=$HERE/../../scripts/linux/stage-debian-packages.sh
 . "$HERE/e2e.sh"
 CACHE=${HL_K8S_CACHE:-/var/cache/hybrid-lab/kubernetes}
 
-force=false cold=false
+force=false cold=false print_hash=false
 for arg in "$@"; do
   case "$arg" in
     --force) force=true ;;
     --cold) cold=true ;;
-    *) echo "usage: $0 [--force] [--cold]" >&2; exit 2 ;;
+    --recipe-hash) print_hash=true ;;
+    *) echo "usage: $0 [--force] [--cold] | --recipe-hash" >&2; exit 2 ;;
   esac
 done
 
@@ -62,14 +64,21 @@ machine_mirror() {
 MIRROR=${HL_DEBIAN_MIRROR:-$(machine_mirror)}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 
-[ "$(id -u)" -eq 0 ] || die "run as root (apt-get, debootstrap, chroot)"
-
 recipe_hash=$( (cd "$HERE" && find . -type f -print0 | sort -z | xargs -0 sha256sum) | cat - <(sha256sum <"$STAGE_DEBS") |
   sha256sum | cut -c1-12)
+if [ "$print_hash" = true ]; then
+  echo "$recipe_hash"
+  exit 0
+fi
+[ "$(id -u)" -eq 0 ] || die "run as root (apt-get, debootstrap, chroot)"
+
 dest=$CACHE/$recipe_hash
 # Prints the tree and points the version link at it (atomically: a new link, then a rename).
 finished() {
-  ln -sfn "$recipe_hash" "$CACHE/$K8S_VERSION.tmp" && mv -T "$CACHE/$K8S_VERSION.tmp" "$CACHE/$K8S_VERSION"
+  # A hit on a read-only cache (the clean-Debian check mounts it so) writes nothing.
+  if [ "$(readlink "$CACHE/$K8S_VERSION" || true)" != "$recipe_hash" ]; then
+    ln -sfn "$recipe_hash" "$CACHE/$K8S_VERSION.tmp" && mv -T "$CACHE/$K8S_VERSION.tmp" "$CACHE/$K8S_VERSION"
+  fi
   echo "$dest"
 }
 if [ "$force" = false ] && [ -f "$dest/recipe.json" ]; then
@@ -257,7 +266,7 @@ finish_debootstrap() {
     tar -C "$WORK/base" --numeric-owner -xf "$BASE_TAR"
   fi
   # shellcheck disable=SC2016 # dpkg-query's format, not shell
-  BASE_VERSIONS=$(chroot "$WORK/base" dpkg-query -W -f='${Package}=${Version} ' iptables conntrack curl iputils-ping libc6)
+  BASE_VERSIONS=$(chroot "$WORK/base" dpkg-query -W -f='${Package}=${Version} ' iptables conntrack curl iputils-ping iperf3 libc6)
   log "base root: ${BASE_VERSIONS% }, iptables backend $IPTABLES_BACKEND ($(du -sh "$WORK/base" | cut -f1))"
 }
 
@@ -415,7 +424,7 @@ build_images() {
   r=$WORK/roots/agnhost
   cp -a "$WORK/base" "$r"
   install -m 0755 "$BIN/agnhost" "$r/agnhost"
-  make_image "$AGNHOST_IMAGE" "$r" '["/agnhost"]' '["pause"]' 0 "agnhost $AGNHOST_VERSION (test/images/agnhost) built by hybrid-lab from $src on Debian $SUITE minbase with curl and ping"
+  make_image "$AGNHOST_IMAGE" "$r" '["/agnhost"]' '["pause"]' 0 "agnhost $AGNHOST_VERSION (test/images/agnhost) built by hybrid-lab from $src on Debian $SUITE minbase with curl, ping and iperf3"
 
   r=$WORK/roots/cluster-dns
   tiny_root "$r"
@@ -524,8 +533,10 @@ write_recipe
 # recipe.json marks a complete tree: it exists under $dest only after this rename.
 rm -rf "$dest"
 mv "$OUT" "$dest"
-find "$CACHE" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended -regex '.*/[0-9a-f]{12}' ! -name "$recipe_hash" \
-  -exec rm -rf {} +
+# The newest three recipes stay: another checkout (CI's clone of main beside a branch) keeps its hit.
+find "$CACHE" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended -regex '.*/[0-9a-f]{12}' \
+  ! -name "$recipe_hash" -printf '%T@ %p\n' | sort -rn | tail -n +3 | cut -d' ' -f2- |
+  while IFS= read -r old; do rm -rf --one-file-system "$old"; done
 log "timings (s): ${TIMINGS[*]}"
 log "built $dest ($(du -sh "$dest" | cut -f1))"
 finished

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the hybrid-lab Debian bookworm libvirt box from Debian packages (debootstrap, no
 # download other than the Debian mirror) and adds it to Vagrant. Cached: rebuilt only when
-# this recipe changes. Needs root, debootstrap, fdisk (sfdisk), qemu-utils and vagrant.
+# this recipe changes. Needs root; installs the Debian packages it uses when missing.
 #
 # Usage: build.sh [--force] [--no-add]
 #   HL_BOX_CACHE      where built boxes are kept (default /var/cache/hybrid-lab/boxes)
@@ -29,9 +29,10 @@ log() { printf '%s box: %s\n' "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, loop devices, chroot)"
-for tool in debootstrap sfdisk losetup partx mkfs.ext4 qemu-img tar sha256sum; do
-  command -v "$tool" >/dev/null || die "$tool is missing (apt-get install debootstrap fdisk util-linux e2fsprogs qemu-utils)"
-done
+# shellcheck source=vagrant/bin/hl-apt.sh
+. "$HERE/../../bin/hl-apt.sh"
+# sfdisk: fdisk; losetup, partx: util-linux; mkfs.ext4: e2fsprogs; qemu-img: qemu-utils.
+hl_apt_install debootstrap fdisk util-linux e2fsprogs qemu-utils tar coreutils
 
 # The recipe is this folder; its hash names the cached box and becomes the box version.
 recipe_hash=$(cd "$HERE" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
@@ -222,6 +223,6 @@ if [ "$force" = true ] || [ ! -f "$box_file" ]; then
   log "build took $(($(date +%s) - started)) s"
 fi
 if [ "$add" = true ]; then
-  command -v vagrant >/dev/null || die "vagrant is missing (apt-get install vagrant vagrant-libvirt)"
+  hl_apt_install vagrant vagrant-libvirt
   add_box
 fi

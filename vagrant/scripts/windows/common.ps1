@@ -69,6 +69,22 @@ function Copy-HlFile([string]$Source, [string]$Destination) {
     return $true
 }
 
+# The running services that depend on $Name: Stop-Service and Restart-Service refuse a service with
+# running dependents unless -Force, which stops them too; the caller starts them again.
+function Get-HlRunningDependent([string]$Name) {
+    @((Get-Service $Name).DependentServices | Where-Object { $_.Status -eq 'Running' } | ForEach-Object { $_.Name })
+}
+
+# Starts the services in $Names that are not running (dependents a forced stop took down).
+function Start-HlDependent([string[]]$Names) {
+    foreach ($name in $Names) {
+        if ((Get-Service $name).Status -ne 'Running') {
+            Start-Service $name
+            Write-HlChanged "service $name started again"
+        }
+    }
+}
+
 # Adds a folder to the machine PATH once.
 function Add-HlMachinePath([string]$Folder) {
     $current = [Environment]::GetEnvironmentVariable('Path', 'Machine')

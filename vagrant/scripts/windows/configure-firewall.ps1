@@ -1,16 +1,11 @@
-# Inbound firewall rules a Windows node needs: kubelet's API, kube-proxy's health port, the
-# NodePort range (TCP and UDP) and, for vxlan, flannel's VXLAN port.
+# Inbound firewall rules for every port a process of this node listens on for other hosts
+# (node.json's HL_FIREWALL_RULES, from lab/provision/windows-host-listeners.ts): inbound traffic is
+# blocked by default, HostProcess containers' listeners included.
 . "$PSScriptRoot\common.ps1"
 
-$rules = @(
-    @{ Name = 'hybrid-lab-kubelet'; Protocol = 'TCP'; LocalPort = '10250'; What = 'kubelet API' },
-    @{ Name = 'hybrid-lab-kube-proxy-health'; Protocol = 'TCP'; LocalPort = '10256'; What = 'kube-proxy health' },
-    @{ Name = 'hybrid-lab-nodeports-tcp'; Protocol = 'TCP'; LocalPort = $Hl.HL_NODEPORT_RANGE; What = 'NodePorts (TCP)' },
-    @{ Name = 'hybrid-lab-nodeports-udp'; Protocol = 'UDP'; LocalPort = $Hl.HL_NODEPORT_RANGE; What = 'NodePorts (UDP)' }
-)
-if ($Hl.HL_CNI_BACKEND -eq 'vxlan') {
-    $rules += @{ Name = 'hybrid-lab-vxlan'; Protocol = 'UDP'; LocalPort = $Hl.HL_VXLAN_PORT; What = 'flannel VXLAN' }
-}
+$rules = @($Hl.HL_FIREWALL_RULES | ForEach-Object {
+        @{ Name = "hybrid-lab-$($_.name)"; Protocol = $_.protocol; LocalPort = $_.port; What = $_.what }
+    })
 foreach ($rule in $rules) {
     $existing = Get-NetFirewallRule -Name $rule.Name -ErrorAction SilentlyContinue
     if ($null -eq $existing) {

@@ -10,10 +10,15 @@ $exe = Join-Path $dir 'containerd.exe'
 $want = $Hl.HL_CONTAINERD_VERSION
 # "containerd github.com/containerd/containerd v1.7.22 <commit>": the third word, without its v.
 $have = ''
+# kubelet depends on containerd once install-kubernetes.ps1 ran: a forced stop takes it down too.
+$dependents = @()
 if (Test-Path $exe) { $have = ((& $exe --version) -split ' ')[2] -replace '^v', '' }
 if ($have -ne $want) {
     $archive = Get-HlArtifact $Hl.HL_ARTIFACT_CONTAINERD
-    if (Get-Service containerd -ErrorAction SilentlyContinue) { Stop-Service containerd }
+    if (Get-Service containerd -ErrorAction SilentlyContinue) {
+        $dependents = Get-HlRunningDependent containerd
+        Stop-Service containerd -Force
+    }
     New-Item -ItemType Directory -Force -Path $dir | Out-Null
     tar.exe -xzf $archive -C $dir '--strip-components=1'
     if ($LASTEXITCODE -ne 0) { Stop-Hl "cannot unpack $archive" }
@@ -61,7 +66,8 @@ if ((Get-Service containerd).StartType -ne 'Automatic') {
     Write-HlChanged 'service containerd starts automatically'
 }
 if ($restart) {
-    Restart-Service containerd
+    $dependents = @(@($dependents) + @(Get-HlRunningDependent containerd) | Sort-Object -Unique)
+    Restart-Service containerd -Force
     Write-HlChanged 'service containerd restarted'
 } elseif ((Get-Service containerd).Status -ne 'Running') {
     Start-Service containerd
@@ -69,3 +75,4 @@ if ($restart) {
 } else {
     Write-HlOk 'service containerd running'
 }
+Start-HlDependent $dependents

@@ -9,19 +9,29 @@ $copies = @(
     @($Hl.HL_ARTIFACT_KUBEADM, "$k\kubeadm.exe"),
     @($Hl.HL_ARTIFACT_KUBECTL, "$k\kubectl.exe"),
     @($Hl.HL_ARTIFACT_KUBE_PROXY, "$k\kube-proxy\kube-proxy.exe"),
-    @($Hl.HL_ARTIFACT_FLANNELD, "$k\flannel\flanneld.exe"),
-    @($Hl.HL_ARTIFACT_NSSM, "$k\nssm.exe")
+    @($Hl.HL_ARTIFACT_FLANNELD, "$k\flannel\flanneld.exe")
 )
 # Every file is looked up first, so a half-filled cache names what is missing and changes nothing.
 $sources = @($copies | ForEach-Object { Get-HlArtifact $_[0] })
+$nssmArchive = Get-HlArtifact $Hl.HL_ARTIFACT_NSSM
 for ($i = 0; $i -lt $copies.Count; $i++) {
     if (-not (Copy-HlFile $sources[$i] $copies[$i][1])) { Write-HlOk $copies[$i][1] }
 }
+# nssm is released as a zip: tar.exe (bsdtar) reads zip archives and takes the one member out.
+$unpacked = Join-Path $env:TEMP 'hl-nssm'
+Remove-Item -Recurse -Force $unpacked -ErrorAction SilentlyContinue
+New-Item -ItemType Directory -Force -Path $unpacked | Out-Null
+tar.exe -xf $nssmArchive -C $unpacked $Hl.HL_NSSM_MEMBER
+if ($LASTEXITCODE -ne 0) { Stop-Hl "cannot take $($Hl.HL_NSSM_MEMBER) out of $nssmArchive" }
+if (-not (Copy-HlFile (Join-Path $unpacked ($Hl.HL_NSSM_MEMBER -replace '/', '\')) "$k\nssm.exe")) { Write-HlOk "$k\nssm.exe" }
+Remove-Item -Recurse -Force $unpacked
 Add-HlMachinePath $k
 
 $version = (& "$k\kubeadm.exe" version -o short)
 if ($version -ne $Hl.HL_K8S_VERSION) { Stop-Hl "kubeadm.exe is $version, the lab wants $($Hl.HL_K8S_VERSION)" }
-foreach ($folder in 'C:\var\log\kubelet', 'C:\var\lib\kubelet\etc\kubernetes\pki', 'C:\etc\kubernetes\pki') {
+# From Kubernetes 1.23 (the planner's floor) the kubelet reads kubeadm's absolute C:\etc\kubernetes\pki
+# as it is; older ones looked below C:\var\lib\kubelet (kubeadm#2330), which no lab here runs.
+foreach ($folder in 'C:\var\log\kubelet', 'C:\etc\kubernetes\pki') {
     if (-not (Test-Path $folder)) {
         New-Item -ItemType Directory -Force -Path $folder | Out-Null
         Write-HlChanged $folder
@@ -38,6 +48,7 @@ $wrapper = @"
   '--bootstrap-kubeconfig=C:\etc\kubernetes\bootstrap-kubelet.conf' '--kubeconfig=C:\etc\kubernetes\kubelet.conf' ``
   '--hostname-override=$($Hl.HL_NODE_NAME)' '--node-ip=$($Hl.HL_NODE_IP)' ``
   '--enable-debugging-handlers' '--cgroups-per-qos=false' '--enforce-node-allocatable=' '--resolv-conf='
+exit `$LASTEXITCODE
 "@
 Set-HlFile "$k\StartKubelet.ps1" $wrapper | Out-Null
 

@@ -179,6 +179,7 @@ async function createMachine(options: MachineOptions, node: PlannedNode): Promis
         HL_NODE_DIRS: NODE_DIRS.join('\n'),
         HL_BIN_DIR: options.binDir,
         HL_SYSCTLS: Object.keys(KUBELET_SYSCTLS).join('\n'),
+        HL_HOST_PATHS: dirname(KUBELET_LOOP),
       },
     },
   );

@@ -9,15 +9,24 @@
 #   HL_NODE_DIRS   paths (one per line) that get the node's own directory
 #   HL_BIN_DIR     kubeadm, kubelet, kubectl, crictl of the artifact cache: read-only on /usr/local/bin
 #   HL_SYSCTLS     /proc/sys keys (one per line) that get the node's private file
+#   HL_HOST_PATHS  other host folders (one per line) the node's processes read: the harness's scripts
 set -eu
 
 hostname "$HL_NODE"
+
+# Host paths the node reads, resolved: the mounts holding them stay (a /var, /home or artifact
+# cache on a file system of its own).
+needed=$(printf '%s\n%s\n%s\n' "$HL_NODE_STATE" "$HL_BIN_DIR" "${HL_HOST_PATHS:-}" |
+  while read -r path; do [ -z "$path" ] || readlink -f "$path" || echo "$path"; done)
 
 # Copies of the host's other mounts (another node's pins, a CI run's loop devices, /run/netns)
 # would stay referenced as long as this node lives: keep only what a machine needs.
 awk '{print $5}' /proc/self/mountinfo |
   grep -Ev '^(/|/proc|/sys|/dev|/dev/pts|/dev/shm|/dev/mqueue|/sys/fs/cgroup(/.*)?)$' |
-  sort -r | while read -r point; do umount -l "$point" 2>/dev/null || true; done
+  sort -r | while read -r point; do
+    echo "$needed" | awk -v m="$point" '$0 == m || index($0, m "/") == 1 {f = 1} END {exit !f}' ||
+      umount -l "$point" 2>/dev/null || true
+  done
 
 # A /run of its own, as a booted machine has: containerd's socket and state, the pods' network
 # namespaces, the xtables lock.

@@ -1,0 +1,131 @@
+import { expect } from 'chai';
+import type { LabDriver, ProbeReply, ProbeRequest, Workloads } from '../model/lab-driver.ts';
+import type { CellPlan } from '../model/cell-plan.ts';
+import { CellRunner } from './cell-runner.ts';
+import { budgetSettings } from './suite-settings.ts';
+import { Outcome } from '../../lab/contracts/results-file.ts';
+import { fakeWorkloads } from '../testing/fake-workloads.ts';
+
+/** A driver whose replies come from a script per URL, in order; the last one repeats. */
+function scriptedDriver(script: Record<string, ProbeReply[]>): LabDriver & { asked: string[] } {
+  const asked: string[] = [];
+  const next = (request: ProbeRequest): Promise<ProbeReply> => {
+    const url = request.kind === 'http' ? request.url : '';
+    asked.push(url);
+    const replies = script[url] ?? [{ result: 'ok', body: '10.0.0.1:1', ms: 2 }];
+    return Promise.resolve(replies.length > 1 ? replies.shift()! : replies[0]!);
+  };
+  return {
+    asked,
+    info: {} as LabDriver['info'],
+    nodes: [],
+    checkReady: () => Promise.resolve(),
+    deploy: () => Promise.resolve({} as Workloads),
+    probeFromPod: (_pod, request) => next(request),
+    probeFromOutside: (request) => next(request),
+    probeFromNode: (_node, request) => next(request),
+    cleanup: () => Promise.resolve(),
+    pending: () => [],
+    [Symbol.asyncDispose]: () => Promise.resolve(),
+  };
+}
+
+const W = fakeWorkloads([{ name: 'lin1', os: 'linux', role: 'worker', ip: '192.168.200.11' }]);
+const from = W.pods[0]!;
+
+function cell(id: string): CellPlan {
+  const end = { os: 'linux' as const, node: id, label: 'linux pod' };
+  return {
+    meta: {
+      row: 'pod-to-pod/linux-to-linux',
+      cell: `pod-to-pod/linux-to-linux/cross-node/${id}/x/ip`,
+      title: id,
+      source: end,
+      target: end,
+      via: 'ip',
+      placement: 'cross-node',
+    },
+    probe: () => ({
+      from: from.name,
+      request: { kind: 'http', url: `http://${id}/clientip` },
+      check: { kind: 'source-ip', expect: '10.0.0.1' },
+    }),
+  };
+}
+
+const ok = (ms: number): ProbeReply => ({ result: 'ok', body: '10.0.0.1:1', ms });
+
+async function run(script: Record<string, ProbeReply[]>, env: NodeJS.ProcessEnv = {}) {
+  const driver = scriptedDriver(script);
+  const budget = budgetSettings(env, { slow: 'fail' });
+  const runner = new CellRunner(driver, W, { concurrency: 2, timeoutMs: 100, retries: 2, budget });
+  const cells = ['a', 'b', 'c', 'd', 'e'].map((id) => ({
+    plan: cell(id),
+    expectation: { expected: Outcome.Ok },
+  }));
+  runner.prefetch(cells);
+  const results = await Promise.all(cells.map((c) => runner.result(c.plan, c.expectation)));
+  return { results: new Map(results.map((r) => [r.title, r])), asked: driver.asked };
+}
+
+describe('CellRunner: how well, not only whether', () => {
+  it('records each cell’s timing from its probes', async () => {
+    const { results } = await run({ 'http://a/clientip': [{ ...ok(3), connectMs: 1 }] });
+    expect(results.get('a')!.timing).to.deep.equal({
+      samples: 1,
+      totalP50Ms: 3,
+      totalMaxMs: 3,
+      connectP50Ms: 1,
+      connectMaxMs: 1,
+    });
+  });
+
+  it('keeps a cell that passed only on a retry green but flaky, with the attempt that failed', async () => {
+    const { results } = await run({
+      'http://b/clientip': [{ result: 'timeout', error: 'no answer within 100 ms' }, ok(2)],
+    });
+    const b = results.get('b')!;
+    expect(b).to.include({ verdict: 'pass', attempts: 2 });
+    expect(b.flags?.flaky).to.deep.equal({
+      failed: 1,
+      attempts: 2,
+      fraction: 0.5,
+      what: 'attempts',
+    });
+    expect(b.failedAttempts?.map((a) => a.outcome)).to.deep.equal(['timeout']);
+    expect(results.get('a')!.flags).to.equal(undefined);
+  });
+
+  it('fails a flaky cell under FLAKY=fail, with the failed attempt’s outcome', async () => {
+    const { results } = await run(
+      { 'http://b/clientip': [{ result: 'refused', error: 'ECONNREFUSED' }, ok(2)] },
+      { FLAKY: 'fail' },
+    );
+    expect(results.get('b')).to.include({ verdict: 'fail', actual: 'refused' });
+    expect(results.get('b')!.detail).to.match(/^flaky: 1 of 2 attempts failed/);
+  });
+
+  it('measures a cell that looked slow again, and one late sample flags nothing', async () => {
+    const { results, asked } = await run({ 'http://e/clientip': [ok(900), ok(2)] });
+    expect(asked.filter((u) => u === 'http://e/clientip')).to.have.length(4);
+    const e = results.get('e')!;
+    expect(e).to.include({ verdict: 'pass', attempts: 4 });
+    expect(e.timing).to.include({ samples: 4, totalP50Ms: 2, totalMaxMs: 900 });
+    expect(e.flags).to.equal(undefined);
+  });
+
+  it('fails a cell that stays slow (strict), naming measure and baseline', async () => {
+    const { results } = await run({ 'http://e/clientip': [ok(900)] });
+    const e = results.get('e')!;
+    expect(e).to.include({ verdict: 'fail', actual: Outcome.Slow });
+    expect(e.flags?.slow).to.include({ measure: 'total-p50', value: 900, baseline: 2 });
+    expect(e.detail).to.match(/^slow: total-p50 900 ms is 450× the baseline 2 ms \(median of 4 /);
+    expect([...results.values()].filter((r) => r.verdict !== 'pass')).to.have.length(1);
+  });
+
+  it('warns instead under SLOW=warn: the cell passes with its flag', async () => {
+    const { results } = await run({ 'http://e/clientip': [ok(900)] }, { SLOW: 'warn' });
+    expect(results.get('e')).to.include({ verdict: 'pass', actual: 'ok' });
+    expect(results.get('e')!.flags?.slow?.value).to.equal(900);
+  });
+});

@@ -1,0 +1,106 @@
+/** CellRunner with a lab that cannot carry a probe: an infrastructure error, never a verdict on the network. */
+import { expect } from 'chai';
+import type { LabDriver, ProbeReply, ProbeRequest, SuiteNode } from '../model/lab-driver.ts';
+import { InfrastructureError } from '../model/infrastructure-error.ts';
+import { fakeWorkloads } from '../testing/fake-workloads.ts';
+import { probeArgs } from '../drivers/probe-args.ts';
+import { expandCells } from '../matrix/expand-cells.ts';
+import { CellRunner } from './cell-runner.ts';
+import { Outcome } from '../../lab/contracts/results-file.ts';
+
+const NODES: SuiteNode[] = [
+  { name: 'lin1', os: 'linux', role: 'control-plane', ip: '192.168.200.11' },
+  { name: 'lin2', os: 'linux', role: 'worker', ip: '192.168.200.12' },
+];
+
+/**
+ * A driver that hands every request to probe.mjs's argument builder (as the emulated driver and
+ * probes from outside do) and answers every sweep as if it had run: what each request made of it.
+ */
+function argvDriver(seen: string[][]): LabDriver {
+  const run = (request: ProbeRequest): Promise<ProbeReply> => {
+    seen.push(probeArgs(request, 1000));
+    return Promise.resolve({ result: 'ok', answers: [] });
+  };
+  return {
+    info: {
+      lab: 't',
+      provider: 'netns',
+      emulated: true,
+      kubernetesVersion: '1.30.4',
+      cni: 'flannel/vxlan',
+      osBuilds: {},
+    },
+    nodes: NODES,
+    checkReady: () => Promise.resolve(),
+    deploy: () => Promise.reject(new Error('unused')),
+    probeFromPod: (_pod, request) => run(request),
+    probeFromOutside: (request) => run(request),
+    probeFromNode: (_node, request) => run(request),
+    cleanup: () => Promise.resolve(),
+    pending: () => [],
+    [Symbol.asyncDispose]: () => Promise.resolve(),
+  };
+}
+
+describe('CellRunner: a Service without endpoints', () => {
+  // The Linux Service's pods never came up: its endpoints, and so the sweep's expectation, are empty.
+  const workloads = fakeWorkloads(NODES);
+  workloads.pods = workloads.pods.filter((p) => !p.name.endsWith('-b'));
+  const cells = expandCells(
+    [{ kind: 'pod-to-service', from: 'linux', to: 'linux', vias: ['cluster-ip'] }],
+    NODES,
+  );
+  const settings = { concurrency: 2, timeoutMs: 1000, retries: 2 };
+
+  it('is an infrastructure error naming the Service, sent nowhere and never retried', async () => {
+    const seen: string[][] = [];
+    const runner = new CellRunner(argvDriver(seen), workloads, settings);
+    expect(cells.length).to.be.above(0);
+    for (const plan of cells) {
+      const result = await runner.result(plan, { expected: Outcome.Ok });
+      expect(result, plan.meta.cell).to.include({
+        verdict: 'infra-error',
+        actual: Outcome.Error,
+        attempts: 1,
+      });
+      expect(result.detail).to.match(
+        /^netexec-lin\d-a → http:\/\/10\.96\.0\.20:80: Service web-linux \(http:\/\/10\.96\.0\.20:80\) has no endpoint to expect: a sweep of none would pass without a request \(are its pods ready/,
+      );
+    }
+    expect(seen).to.deep.equal([]);
+  });
+
+  it('once its endpoints are there, the same cells are swept and judged', async () => {
+    const seen: string[][] = [];
+    const runner = new CellRunner(argvDriver(seen), fakeWorkloads(NODES), settings);
+    const result = await runner.result(cells[0]!, { expected: Outcome.Ok });
+    expect(result.verdict).to.equal('fail');
+    expect(result.actual).to.equal(Outcome.MissingEndpoint);
+    expect(seen[0]).to.include.members(['--expect', 'netexec-lin1-b,netexec-lin2-b']);
+  });
+
+  it('any other error a driver throws is the probe failing, retried like one', async () => {
+    const driver = argvDriver([]);
+    let calls = 0;
+    driver.probeFromPod = () => {
+      calls++;
+      return Promise.reject(calls === 1 ? new Error('exec API: 500') : new Error('again'));
+    };
+    const result = await new CellRunner(driver, fakeWorkloads(NODES), settings).result(cells[0]!, {
+      expected: Outcome.Ok,
+    });
+    expect(result).to.include({ verdict: 'fail', actual: Outcome.Error, attempts: 3 });
+    expect(result.detail).to.contain('the probe failed: Error: again');
+  });
+
+  it('an InfrastructureError without a hint reads as its message alone', async () => {
+    const driver = argvDriver([]);
+    driver.probeFromPod = () => Promise.reject(new InfrastructureError('node lin2 is gone'));
+    const result = await new CellRunner(driver, fakeWorkloads(NODES), settings).result(cells[0]!, {
+      expected: Outcome.Timeout,
+    });
+    expect(result).to.include({ verdict: 'infra-error', attempts: 1 });
+    expect(result.detail).to.match(/: node lin2 is gone$/);
+  });
+});
