@@ -25,7 +25,7 @@ LAB_GATEWAY=192.168.200.1/24
 EXTERNAL=198.51.100.1/24
 APT_PACKAGES=(vagrant vagrant-libvirt libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils
   debootstrap fdisk openssh-server openssh-client dnsmasq-base ebtables iproute2 procps dpkg-dev tini
-  libxml2-utils) # xmllint: the nightly collector reads console log paths from domain XML
+  libxml2-utils openssl) # xmllint: the nightly collector reads console log paths from domain XML; openssl: the emulated API server stand-in's certificate
 ARTIFACTS=''
 
 log() { printf '%s libvirt-it: %s\n' "$(date +%T)" "$*"; }

@@ -45,6 +45,7 @@ export const SCOPES = {
       'specs/engine/judge-cases.test.ts',
       'specs/engine/judge-checks.test.ts',
       'specs/engine/judge.test.ts',
+      'specs/engine/feature-checks.test.ts',
       'lab/cluster/workload/endpoint-sweep.test.ts',
     ],
   },

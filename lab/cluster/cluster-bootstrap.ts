@@ -10,10 +10,15 @@ import {
   NETEXEC_HTTP_PORT,
   NETEXEC_UDP_PORT,
   READY_LINE,
+  healthServerArgv,
   netexecArgv,
 } from './runtime/workload-programs.ts';
+import { startApiServerStandIn } from './apiserver-standin.ts';
+import { healthFiles } from './health-check-sync.ts';
 
 const DNS_LABELS = { 'k8s-app': 'kube-dns' };
+/** What the external echo's /hostname answers. */
+export const EXTERNAL_ECHO_HOSTNAME = 'external';
 
 export function controlPlane(plan: LabPlan): PlannedNode {
   const node =
@@ -76,7 +81,7 @@ export async function startExternalEcho(
   const { runtime, netns, bind } = outside;
   const { pid } = await runtime.start(
     netns,
-    netexecArgv('external', runtime.workloads, bind),
+    netexecArgv(EXTERNAL_ECHO_HOSTNAME, runtime.workloads, bind),
     join(runtime.dataDir ?? dir, 'logs', `${netns ?? 'external-echo'}.log`),
     READY_LINE,
   );
@@ -110,8 +115,31 @@ async function startHostNetexecs(cluster: EmulatedCluster): Promise<Record<strin
 }
 
 /**
- * Writes the initial state, the Windows CNI configs and the zone, then starts the DNS pod and
- * every node's host-network netexec.
+ * Starts every node's kube-proxy health-check server (health-server.mjs) on the node's own network,
+ * reading the list the first sync wrote.
+ */
+async function startHealthServers(cluster: EmulatedCluster): Promise<Record<string, number>> {
+  const { hosts, plan } = cluster;
+  const started = await Promise.all(
+    plan.nodes.map(async (node) => {
+      const runtime = hosts.pods(node.name);
+      const files = healthFiles(runtime, cluster.dir, node.name);
+      const { pid } = await runtime.start(
+        hosts.nodeNetns(node.name),
+        healthServerArgv(files.config, runtime.workloads),
+        files.log,
+        READY_LINE,
+      );
+      return [node.name, pid] as const;
+    }),
+  );
+  return Object.fromEntries(started);
+}
+
+/**
+ * Writes the initial state, the Windows CNI configs, the zone and the health-check lists, then
+ * starts the DNS pod and on every node its host-network netexec and kube-proxy's health-check
+ * server, and the API server stand-in on the control plane.
  */
 export async function bootstrapCluster(
   cluster: EmulatedCluster,
@@ -121,8 +149,12 @@ export async function bootstrapCluster(
   writeGeneratedWindowsCni(cluster.dir, cluster.plan);
   await cluster.resync();
   await cluster.startPod(dnsPodSpec(cluster.plan), 'dns', true);
-  const hostNetexec = await startHostNetexecs(cluster);
+  const [hostNetexec, healthServers, apiServer] = await Promise.all([
+    startHostNetexecs(cluster),
+    startHealthServers(cluster),
+    startApiServerStandIn(cluster, controlPlane(cluster.plan)),
+  ]);
   await cluster.store.update((state) => {
-    state.hostNetexec = hostNetexec;
+    Object.assign(state, { hostNetexec, healthServers, apiServer });
   });
 }

@@ -9,9 +9,10 @@ import type { LabPlan } from '../plan/lab-plan.ts';
 import { clusterZone } from './dataplane/cluster-dns.ts';
 import type { ClusterHosts } from './cluster-hosts.ts';
 import type { NodeShell } from '../remote/node-shell.ts';
-import { endpointPods } from './control/cluster-objects.ts';
 import type { ServiceEndpoints } from './dataplane/kube-proxy-rules.ts';
 import type { ClusterState, PodRecord } from './control/cluster-state.ts';
+import { servicesSeenBy } from './proxy-view.ts';
+import { syncHealthChecks } from './health-check-sync.ts';
 import { applyNodeRules, renderNodeRules, rulesHash } from './dataplane/node-rules.ts';
 import type { PodRuntime } from './runtime/pod-runtime.ts';
 import { readWindowsCni } from './dataplane/windows-cni-files.ts';
@@ -50,35 +51,6 @@ export function dnsNode(plan: LabPlan, state: ClusterState): string {
 /** The pod serving cluster DNS (kube-system, selected by the kube-dns Service). */
 export function dnsPod(state: ClusterState): PodRecord | undefined {
   return state.pods.find((p) => p.program === 'dns' && p.system === true);
-}
-
-/**
- * The Services as `node`'s kube-proxy sees them: every endpoint, except workload pods on nodes its
- * stale view leaves out (system pods such as cluster DNS are always programmed); Local traffic
- * policy as Cluster where a fault says it ignores it.
- */
-function servicesSeenBy(node: string, state: ClusterState): ServiceEndpoints[] {
-  const stale = state.staleProxy?.[node] ?? [];
-  const clusterOnly = state.ignoresLocalPolicy?.includes(node) === true;
-  const kept = state.keptEndpoints?.[node];
-  return state.services.map((service) => {
-    const live =
-      service.staticEndpoints ??
-      endpointPods(service, state)
-        .filter((p) => p.system === true || !stale.includes(p.node))
-        .map((p) => p.ip);
-    const key = `${service.namespace}/${service.name}`;
-    // A node that keeps endpoints remembers what it programmed, and programs it again.
-    const endpoints = kept === undefined ? live : [...new Set([...(kept[key] ?? []), ...live])];
-    if (kept !== undefined) kept[key] = endpoints;
-    return {
-      service:
-        clusterOnly && service.externalTrafficPolicy === 'Local'
-          ? { ...service, externalTrafficPolicy: 'Cluster' }
-          : service,
-      endpoints,
-    };
-  });
 }
 
 async function syncRules(ctx: SyncContext, state: ClusterState, force: boolean): Promise<void> {
@@ -162,7 +134,11 @@ export async function syncDataplane(
   force = false,
 ): Promise<void> {
   const started = performance.now();
-  await settleAll([syncRules(ctx, state, force), syncZone(ctx, state, force)]);
+  await settleAll([
+    syncRules(ctx, state, force),
+    syncZone(ctx, state, force),
+    syncHealthChecks(ctx, state, force),
+  ]);
   ctx.log.debug(
     { provider: 'netns', ms: Math.round(performance.now() - started) },
     'dataplane synced',

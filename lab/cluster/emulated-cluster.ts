@@ -14,6 +14,7 @@ import {
   ClusterStateStore,
   type ClusterState,
   type ExternalEcho,
+  type KubeProxyQuirk,
   type PodRecord,
   type PodSpec,
   type ServicePort,
@@ -34,10 +35,12 @@ import {
 export type { ProbeReply } from './runtime/workload-programs.ts';
 
 export interface CreatedService {
-  /** Absent for headless Services. */
+  /** Absent for headless and ExternalName Services. */
   clusterIP?: string;
-  /** Allocated NodePort per port name (NodePort Services). */
+  /** Allocated NodePort per port name (NodePort and LoadBalancer Services). */
   nodePorts: Record<string, number>;
+  /** LoadBalancer Services with externalTrafficPolicy Local. */
+  healthCheckNodePort?: number;
 }
 
 export interface ServiceInfo extends ServiceRecord {
@@ -151,16 +154,23 @@ export class EmulatedCluster {
       const records = specs.map((spec) => {
         objects.checkServiceSpec(state, spec);
         const taken = new Set<number>();
+        const allocate = (requested?: number): number => {
+          const allocated = objects.allocateNodePort(this.plan, state, taken, requested);
+          taken.add(allocated);
+          return allocated;
+        };
         const ports = spec.ports.map((port): ServicePort => {
           const { nodePort, ...rest } = port;
-          if (spec.type !== 'NodePort') return rest;
-          const allocated = objects.allocateNodePort(this.plan, state, taken, nodePort);
-          taken.add(allocated);
-          return { ...rest, nodePort: allocated };
+          return objects.hasNodePorts(spec.type) ? { ...rest, nodePort: allocate(nodePort) } : rest;
         });
-        const record: ServiceRecord = { ...spec, selector: { ...spec.selector }, ports };
-        if (spec.type !== 'Headless')
+        const { endpoints, ...rest } = spec;
+        const record: ServiceRecord = { ...rest, selector: { ...spec.selector }, ports };
+        if (endpoints !== undefined) record.staticEndpoints = [...endpoints];
+        if (spec.type !== 'Headless' && spec.type !== 'ExternalName')
           record.clusterIP = objects.allocateClusterIp(this.plan, state);
+        // As the API server does: from the node port range, for kube-proxy to serve.
+        if (spec.type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local')
+          record.healthCheckNodePort = allocate();
         state.services.push(record);
         return record;
       });
@@ -170,6 +180,9 @@ export class EmulatedCluster {
         nodePorts: Object.fromEntries(
           record.ports.flatMap((p) => (p.nodePort === undefined ? [] : [[p.name, p.nodePort]])),
         ),
+        ...(record.healthCheckNodePort === undefined
+          ? {}
+          : { healthCheckNodePort: record.healthCheckNodePort }),
       }));
     });
   }
@@ -322,6 +335,42 @@ export class EmulatedCluster {
       const nodes = keeps ? { ...others, [node]: {} } : others;
       if (Object.keys(nodes).length > 0) state.keptEndpoints = nodes;
       else delete state.keptEndpoints;
+      await syncDataplane(this.sync, state);
+    });
+  }
+
+  /** What `node`'s kube-proxy gets wrong now (fault injection). */
+  proxyQuirks(node: string): KubeProxyQuirk[] {
+    objects.planNode(this.plan, node);
+    return this.store.read().proxyQuirks?.[node] ?? [];
+  }
+
+  /** Makes `node`'s kube-proxy get exactly `quirks` wrong (none: nothing), and re-syncs. */
+  async setProxyQuirks(node: string, quirks: readonly KubeProxyQuirk[]): Promise<void> {
+    objects.planNode(this.plan, node);
+    await this.store.update(async (state) => {
+      const all = { ...state.proxyQuirks, [node]: [...new Set(quirks)] };
+      const left = Object.entries(all).filter(([, q]) => q.length > 0);
+      if (left.length > 0) state.proxyQuirks = Object.fromEntries(left);
+      else delete state.proxyQuirks;
+      await syncDataplane(this.sync, state);
+    });
+  }
+
+  /** Whether the cluster DNS answers `node`'s pods with an ExternalName's CNAME alone (fault injection). */
+  bareCname(node: string): boolean {
+    objects.planNode(this.plan, node);
+    return this.store.read().bareCnameNodes?.includes(node) === true;
+  }
+
+  /** Makes the cluster DNS answer `node`'s pods with CNAMEs alone (or follow them again), and re-syncs. */
+  async setBareCname(node: string, bare: boolean): Promise<void> {
+    objects.planNode(this.plan, node);
+    await this.store.update(async (state) => {
+      const others = (state.bareCnameNodes ?? []).filter((n) => n !== node);
+      const nodes = bare ? [...others, node] : others;
+      if (nodes.length > 0) state.bareCnameNodes = nodes;
+      else delete state.bareCnameNodes;
       await syncDataplane(this.sync, state);
     });
   }

@@ -42,6 +42,42 @@ const KEYS: CellKey[] = [
     node: 'lin1',
     via: 'cluster-ip',
   },
+  {
+    kind: 'pod-to-nodeport',
+    from: 'linux',
+    to: 'windows',
+    placement: 'cross-node',
+    node: 'lin1',
+    peer: 'cp1',
+    via: 'node-ip',
+  },
+  {
+    kind: 'affinity',
+    from: 'windows',
+    to: 'linux',
+    variant: 'timeout',
+    node: 'win1',
+    via: 'cluster-ip',
+  },
+  {
+    kind: 'dual-protocol',
+    from: 'linux',
+    to: 'linux',
+    variant: 'udp',
+    node: 'cp1',
+    via: 'cluster-ip',
+  },
+  {
+    kind: 'internal-local',
+    from: 'windows',
+    to: 'windows',
+    variant: 'only-endpoint',
+    node: 'win1',
+    via: 'cluster-ip',
+  },
+  { kind: 'health-check-nodeport', to: 'linux', node: 'win2', via: 'node-ip' },
+  { kind: 'external-name', from: 'windows', node: 'win2', via: 'dns' },
+  { kind: 'pod-to-apiserver', from: 'linux', node: 'lin2', via: 'cluster-ip' },
 ];
 
 describe('contracts: the cell-id grammar', () => {
@@ -57,7 +93,16 @@ describe('contracts: the cell-id grammar', () => {
       'dns/search-list/windows/win1/dns',
       'pod-to-pod/windows-to-windows/cross-node/none/none/ip',
       'churn/linux-to-windows/backend-recreated/lin1/cluster-ip',
+      'pod-to-nodeport/linux-to-windows/cross-node/lin1/cp1/node-ip',
+      'affinity/windows-to-linux/timeout/win1/cluster-ip',
+      'dual-protocol/linux-to-linux/udp/cp1/cluster-ip',
+      'internal-local/windows-to-windows/only-endpoint/win1/cluster-ip',
+      'health-check-nodeport/external-to-linux-service/win2/node-ip',
+      'external-name/windows/win2/dns',
+      'pod-to-apiserver/linux/lin2/cluster-ip',
     ]);
+    expect(rowId(KEYS[14]!)).to.equal('health-check-nodeport/external-to-linux-service');
+    expect(rowId(KEYS[11]!)).to.equal('affinity/windows-to-linux');
     expect(rowId(KEYS[4]!)).to.equal('nodeport/external-to-windows-node');
     expect(rowId(KEYS[7]!)).to.equal('dns/search-list/windows');
   });
@@ -76,6 +121,10 @@ describe('contracts: the cell-id grammar', () => {
       'dns/reverse/linux/lin1/dns',
       'nodeport/external-to-linux-node/Bad_Node/node-ip',
       'churn/linux-to-windows/backend-moved/lin1/cluster-ip',
+      'affinity/linux-to-linux/udp/lin1/cluster-ip',
+      'dual-protocol/linux-to-linux/lin1/cluster-ip',
+      'internal-local/linux-to-windows/sticky/lin1/cluster-ip',
+      'health-check-nodeport/external-to-linux-node/lin1/node-ip',
     ]) {
       expect(parseCellId(id), id).to.equal(undefined);
     }
@@ -93,6 +142,13 @@ describe('contracts: the cell-id grammar', () => {
       'windows>cluster-dns',
       'windows>windows',
       'linux>windows',
+      'linux>windows',
+      'windows>linux',
+      'linux>linux',
+      'windows>windows',
+      'external>linux',
+      'windows>external',
+      'linux>linux',
     ]);
   });
 });

@@ -28,6 +28,13 @@ export const ROW_KINDS = [
   'dns',
   'dns-tcp',
   'churn',
+  'pod-to-nodeport',
+  'affinity',
+  'health-check-nodeport',
+  'external-name',
+  'dual-protocol',
+  'pod-to-apiserver',
+  'internal-local',
   'perf',
 ] as const;
 export type RowKind = (typeof ROW_KINDS)[number];
@@ -68,6 +75,21 @@ export const PLACEMENTS: readonly Placement[] = ['same-node', 'cross-node'];
 export type DnsLookup = 'short-name' | 'fqdn' | 'search-list';
 export const DNS_LOOKUPS: readonly DnsLookup[] = ['short-name', 'fqdn', 'search-list'];
 
+/**
+ * What tells cells of one source apart within the Service-feature rows: an affinity cell before
+ * (`sticky`) or across (`timeout`) the Service's timeoutSeconds; the protocol of a dual-protocol
+ * cell; whether the source node has an endpoint of an internalTrafficPolicy Local Service among
+ * others elsewhere (`has-endpoint`), as its only one (`only-endpoint`: Cluster policy would reach
+ * it alone too), or none (`no-endpoint`).
+ */
+export const VARIANTS = {
+  affinity: ['sticky', 'timeout'],
+  'dual-protocol': ['tcp', 'udp'],
+  'internal-local': ['has-endpoint', 'only-endpoint', 'no-endpoint'],
+} as const;
+export type VariantKind = keyof typeof VARIANTS;
+export type Variant = (typeof VARIANTS)[VariantKind][number];
+
 /** A row of the matrix: the kind of path and the OSes at its ends. */
 export type RowKey =
   | {
@@ -81,7 +103,11 @@ export type RowKey =
         | 'pod-to-host-network'
         | 'host-network-to-service'
         | 'icmp'
-        | 'churn';
+        | 'churn'
+        | 'pod-to-nodeport'
+        | 'affinity'
+        | 'dual-protocol'
+        | 'internal-local';
       from: Os;
       to: Os;
     }
@@ -100,6 +126,10 @@ export type RowKey =
   | { kind: 'dns'; from: Os; lookup: DnsLookup }
   /** A pod's own nameserver asked over TCP for a Service's fully qualified name. */
   | { kind: 'dns-tcp'; from: Os }
+  /** The outside world → every node's health-check node port of the `to` Service (LoadBalancer, Local). */
+  | { kind: 'health-check-nodeport'; to: Os }
+  /** Pods of `from` → an ExternalName Service's name (a CNAME) → the external echo; the API server. */
+  | { kind: 'external-name' | 'pod-to-apiserver'; from: Os }
   /** One perf measure over one network from a node of `from` to a node (or the Service) of `to`. */
   | { kind: 'perf'; measure: PerfMeasure; network: PerfNetwork; from: Os; to: Os };
 
@@ -116,6 +146,8 @@ export type CellKey = RowKey & {
   peer?: string;
   /** Churn cells: the step after which the cell probes. */
   step?: ChurnStep;
+  /** Cells of a VARIANTS row: which of its variants. */
+  variant?: Variant;
 };
 
 /** The id of a cell that is not a network path: the lab could not carry the suite. */
@@ -134,7 +166,13 @@ export function rowId(row: RowKey): string {
     case 'host-network-to-service':
     case 'icmp':
     case 'churn':
+    case 'pod-to-nodeport':
+    case 'affinity':
+    case 'dual-protocol':
+    case 'internal-local':
       return `${row.kind}/${row.from}-to-${row.to}`;
+    case 'health-check-nodeport':
+      return `${row.kind}/external-to-${row.to}-service`;
     case 'nodeport':
     case 'nodeport-udp':
     case 'nodeport-local':
@@ -145,6 +183,8 @@ export function rowId(row: RowKey): string {
     case 'outbound-nat':
     case 'icmp-outbound':
     case 'dns-tcp':
+    case 'external-name':
+    case 'pod-to-apiserver':
       return `${row.kind}/${row.from}`;
     case 'dns':
       return `dns/${row.lookup}/${row.from}`;
@@ -166,7 +206,8 @@ export function cellId(cell: CellKey): string {
     case 'large-response':
     case 'host-network-to-pod':
     case 'pod-to-host-network':
-    case 'icmp': {
+    case 'icmp':
+    case 'pod-to-nodeport': {
       const placement = cell.placement ?? 'cross-node';
       const nodes = placement === 'same-node' ? node : `${node}/${cell.peer ?? 'none'}`;
       return `${row}/${placement}/${nodes}/${cell.via}`;
@@ -184,9 +225,16 @@ export function cellId(cell: CellKey): string {
     case 'host-network-to-service':
     case 'dns':
     case 'dns-tcp':
+    case 'health-check-nodeport':
+    case 'external-name':
+    case 'pod-to-apiserver':
       return `${row}/${node}/${cell.via}`;
     case 'churn':
       return `${row}/${cell.step ?? 'none'}/${node}/${cell.via}`;
+    case 'affinity':
+    case 'dual-protocol':
+    case 'internal-local':
+      return `${row}/${cell.variant ?? 'none'}/${node}/${cell.via}`;
     case 'perf': {
       if (cell.network === 'service') return `${row}/${node}/${cell.via}`;
       const placement = cell.placement ?? 'cross-node';
@@ -202,10 +250,15 @@ type PodPairKind =
   | 'large-response'
   | 'host-network-to-pod'
   | 'pod-to-host-network'
-  | 'icmp';
+  | 'icmp'
+  | 'pod-to-nodeport';
 const PAIR_KINDS =
-  '(pod-to-pod|pod-to-pod-udp|large-response|host-network-to-pod|pod-to-host-network|icmp)';
-type NodePortKind = Extract<RowKey, { to: Os; from?: never }>['kind'];
+  '(pod-to-pod|pod-to-pod-udp|large-response|host-network-to-pod|pod-to-host-network|icmp|pod-to-nodeport)';
+type NodePortKind = Exclude<
+  Extract<RowKey, { to: Os; from?: never }>['kind'],
+  'health-check-nodeport'
+>;
+type FromOnlyKind = Extract<RowKey, { from: Os; to?: never; lookup?: never }>['kind'];
 const OS = '(linux|windows)';
 const VIA = '(ip|dns|cluster-ip|node-ip)';
 const NODE = '([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)';
@@ -257,17 +310,36 @@ const GRAMMAR: { pattern: RegExp; key: (m: RegExpExecArray) => CellKey }[] = [
     }),
   },
   {
+    pattern: new RegExp(`^health-check-nodeport/external-to-${OS}-service/${NODE}/${VIA}$`),
+    key: (m) => ({
+      kind: 'health-check-nodeport',
+      to: m[1] as Os,
+      ...nodePart('node', m[2]!),
+      via: m[3] as Via,
+    }),
+  },
+  {
     pattern: new RegExp(
-      `^(hairpin|host-network-to-own-nodeport|outbound-nat|icmp-outbound|dns-tcp)/${OS}/${NODE}/${VIA}$`,
+      `^(hairpin|host-network-to-own-nodeport|outbound-nat|icmp-outbound|dns-tcp|external-name|pod-to-apiserver)/${OS}/${NODE}/${VIA}$`,
     ),
     key: (m) => ({
-      kind: m[1] as
-        'hairpin' | 'host-network-to-own-nodeport' | 'outbound-nat' | 'icmp-outbound' | 'dns-tcp',
+      kind: m[1] as FromOnlyKind,
       from: m[2] as Os,
       ...nodePart('node', m[3]!),
       via: m[4] as Via,
     }),
   },
+  ...(Object.entries(VARIANTS) as [VariantKind, readonly Variant[]][]).map(([kind, variants]) => ({
+    pattern: new RegExp(`^${kind}/${OS}-to-${OS}/(${variants.join('|')})/${NODE}/${VIA}$`),
+    key: (m: RegExpExecArray): CellKey => ({
+      kind,
+      from: m[1] as Os,
+      to: m[2] as Os,
+      variant: m[3] as Variant,
+      ...nodePart('node', m[4]!),
+      via: m[5] as Via,
+    }),
+  })),
   {
     pattern: new RegExp(`^churn/${OS}-to-${OS}/(${CHURN_STEPS.join('|')})/${NODE}/${VIA}$`),
     key: (m) => ({
@@ -344,7 +416,13 @@ export function sourceOs(cell: CellKey): Os | 'external' {
 export function targetOs(cell: CellKey): Os | 'external' | 'cluster-dns' {
   if ('to' in cell) return cell.to;
   if (cell.kind === 'hairpin' || cell.kind === 'host-network-to-own-nodeport') return cell.from;
-  return cell.kind === 'outbound-nat' || cell.kind === 'icmp-outbound' ? 'external' : 'cluster-dns';
+  // The API server runs on the Linux control plane.
+  if (cell.kind === 'pod-to-apiserver') return 'linux';
+  return cell.kind === 'outbound-nat' ||
+    cell.kind === 'icmp-outbound' ||
+    cell.kind === 'external-name'
+    ? 'external'
+    : 'cluster-dns';
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type PerfMeasure,
   type PerfNetwork,
   type RowKind,
+  type Variant,
   type Via,
 } from '../contracts/cells.ts';
 
@@ -44,6 +45,8 @@ export interface CellSelector {
   toAny?: readonly string[];
   /** Churn cells: the cell probes after one of these steps (other cells never match). */
   steps?: readonly ChurnStep[];
+  /** Cells of a row with variants (VARIANTS): one of these (other cells never match). */
+  variants?: readonly Variant[];
   /** Perf cells: the cell runs one of these measures (other cells never match). */
   measures?: readonly PerfMeasure[];
   /** Perf cells: over one of these networks (other cells never match). */
@@ -71,6 +74,11 @@ export function matchesCell(selector: CellSelector, cell: CellRef): boolean {
   if (
     selector.steps !== undefined &&
     (key.step === undefined || !selector.steps.includes(key.step))
+  )
+    return false;
+  if (
+    selector.variants !== undefined &&
+    (key.variant === undefined || !selector.variants.includes(key.variant))
   )
     return false;
   if (
@@ -104,6 +112,7 @@ export function describeSelector(selector: CellSelector): string {
   if (selector.toOs !== undefined) parts.push(`to ${selector.toOs}`);
   if (selector.via !== undefined) parts.push(`via ${selector.via}`);
   if (selector.steps !== undefined) parts.push(`after ${selector.steps.join('|')}`);
+  if (selector.variants !== undefined) parts.push(selector.variants.join('|'));
   if (selector.measures !== undefined) parts.push(`measuring ${selector.measures.join('|')}`);
   if (selector.networks !== undefined) parts.push(`over ${selector.networks.join('|')} network`);
   if (selector.from !== undefined) parts.push(`from ${selector.from.join(',')}`);

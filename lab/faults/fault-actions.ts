@@ -230,6 +230,22 @@ export async function prepare(session: FaultSession, action: FaultAction): Promi
         apply: () => api.setKeepsEndpoints(action.node, true),
       };
     }
+    case 'proxy-quirk': {
+      const api = cluster(session);
+      const quirks = api.proxyQuirks(action.node);
+      return {
+        undo: [{ kind: 'proxy-quirks', node: action.node, quirks }],
+        apply: () => api.setProxyQuirks(action.node, [...quirks, action.quirk]),
+      };
+    }
+    case 'bare-cname': {
+      const api = cluster(session);
+      const bare = api.bareCname(action.node);
+      return {
+        undo: [{ kind: 'bare-cname', node: action.node, bare }],
+        apply: () => api.setBareCname(action.node, true),
+      };
+    }
   }
 }
 
@@ -278,6 +294,12 @@ export async function runUndo(session: FaultSession, step: UndoStep): Promise<vo
       return;
     case 'keep-endpoints':
       await cluster(session).setKeepsEndpoints(step.node, step.keeps);
+      return;
+    case 'proxy-quirks':
+      await cluster(session).setProxyQuirks(step.node, step.quirks);
+      return;
+    case 'bare-cname':
+      await cluster(session).setBareCname(step.node, step.bare);
       return;
   }
 }

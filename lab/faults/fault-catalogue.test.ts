@@ -79,6 +79,8 @@ describe('fault catalogue', () => {
       'pod-to-service from cp1,lin1,lin2,win2 to any of win1',
       'pod-to-service-udp from win1 to any of cp1,lin1,lin2,win2',
       'pod-to-service-udp from cp1,lin1,lin2,win2 to any of win1',
+      'dual-protocol from win1 to any of cp1,lin1,lin2,win2',
+      'dual-protocol from cp1,lin1,lin2,win2 to any of win1',
       'churn from win1 to any of cp1,lin1,lin2,win2',
       'churn from cp1,lin1,lin2,win2 to any of win1',
       'host-network-to-pod from win1 to only cp1,lin1,lin2,win2',
@@ -88,9 +90,27 @@ describe('fault catalogue', () => {
       'any cell via dns from win1',
       'nodeport|nodeport-udp to windows to only win1',
       'nodeport|nodeport-udp to windows to only win2',
+      // Through win1 a pod reaches the Linux Service from win1's VTEP address; through every
+      // node the Windows Service has its endpoint on win1.
+      'pod-to-nodeport to linux to only win1',
+      ...['cp1', 'lin1', 'lin2', 'win1', 'win2'].map(
+        (n) => `pod-to-nodeport to windows to only ${n}`,
+      ),
+      'affinity from win1 to only cp1,lin1,lin2,win2',
+      'affinity from cp1,lin1,lin2,win2 to only win1',
+      // Windows pods forward internalTrafficPolicy Local traffic (the expected failure) across the cut.
+      'internal-local to linux from win1',
+      'internal-local to windows from win2',
+      // Not SNATed (the service CIDR is an exception), win1's pods need the API server's reply route.
+      'pod-to-apiserver from win1',
     ]);
-    // Service and NodePort cells sweep every endpoint: nothing is left to chance.
-    expect(d.may).to.deep.equal([]);
+    // Service and NodePort cells sweep every endpoint: nothing is left to chance but the
+    // endpoint an affinity cell sticks to.
+    expect(d.may).to.deep.equal([
+      'affinity from win1 to any of cp1,lin1,lin2,win2',
+      'affinity from cp1,lin1,lin2,win2 to any of win1',
+    ]);
+    expect(d.outcomes).to.deep.equal(['timeout', 'unreachable', 'ok']);
   });
 
   it('cutting off the DNS node breaks lookups everywhere else', () => {
@@ -107,7 +127,10 @@ describe('fault catalogue', () => {
     // Node traffic only towards the cut; win1's l2bridge pods reach nodes un-NATed, so not back.
     expect(must).to.include('host-network-to-pod from cp1,lin1,lin2,win2 to only win1');
     expect(must).to.not.include('host-network-to-pod from win1 to only cp1,lin1,lin2,win2');
-    expect(must).to.include('pod-to-host-network from win1 to only cp1,lin1,lin2,win2');
+    expect(must).to.include(
+      'pod-to-host-network|pod-to-nodeport from win1 to only cp1,lin1,lin2,win2',
+    );
+    expect(must).to.not.include('pod-to-nodeport to linux to only win1');
   });
 
   it('vxlan FDB flush exists only on vxlan labs', () => {
@@ -122,7 +145,7 @@ describe('fault catalogue', () => {
   it("NodePort rules removed on one node break exactly that node's NodePort cells", () => {
     const d = derive(vxlan, 'nodeport-rules-removed', 'win2');
     expect(d.must).to.deep.equal([
-      'nodeport|nodeport-udp|nodeport-local|host-network-to-own-nodeport to only win2',
+      'nodeport|nodeport-udp|nodeport-local|host-network-to-own-nodeport|pod-to-nodeport to only win2',
     ]);
     expect(d.outcomes).to.deep.equal(['refused']);
     expect(d.actions[0]).to.include({
@@ -134,17 +157,24 @@ describe('fault catalogue', () => {
 
   it('kube-proxy down on a node breaks its Services and its lookups', () => {
     expect(derive(vxlan, 'clusterip-rules-removed').must).to.deep.equal([
-      'pod-to-service|pod-to-service-udp|churn|hairpin|host-network-to-service from lin1',
+      'pod-to-service|pod-to-service-udp|dual-protocol|churn|hairpin|host-network-to-service|affinity|pod-to-apiserver from lin1',
       'any cell via dns from lin1',
+      'internal-local has-endpoint|only-endpoint from lin1',
+    ]);
+    // A Windows node's internal-local cells all fail: it forwards, where Linux drops (its no-endpoint
+    // cell then passes, red as an unexpected pass).
+    expect(derive(vxlan, 'clusterip-rules-removed', 'win2').must).to.include.members([
+      'internal-local to linux from win2',
+      'internal-local to windows from win2',
     ]);
   });
 
   it('masquerade off acts on every Linux node, or the one --node names', () => {
     expect(derive(vxlan, 'masquerade-off').must).to.deep.equal([
-      'outbound-nat|icmp-outbound from cp1,lin1,lin2',
+      'outbound-nat|icmp-outbound|external-name from cp1,lin1,lin2',
     ]);
     expect(derive(vxlan, 'masquerade-off', 'lin2').must).to.deep.equal([
-      'outbound-nat|icmp-outbound from lin2',
+      'outbound-nat|icmp-outbound|external-name from lin2',
     ]);
   });
 
@@ -167,7 +197,7 @@ describe('fault catalogue', () => {
     ]);
     expect(pods.outcomes).to.deep.equal(['wrong-source-ip', 'timeout']);
     expect(derive(vxlan, 'exception-list-no-service-cidr', 'win2').must).to.deep.equal([
-      'pod-to-service|pod-to-service-udp|churn from win2 to any of cp1,lin1,lin2,win1,win2',
+      'pod-to-service|pod-to-service-udp|dual-protocol|churn from win2 to any of cp1,lin1,lin2,win1,win2',
     ]);
   });
 
@@ -192,12 +222,19 @@ describe('fault catalogue', () => {
   it('blackholed Windows endpoints break the Windows Service and its NodePorts', () => {
     const d = derive(vxlan, 'windows-endpoints-blackholed');
     expect(d.must).to.deep.equal([
-      'pod-to-service|pod-to-service-udp|churn|host-network-to-service to any of win1,win2',
+      'pod-to-service|pod-to-service-udp|dual-protocol|churn|host-network-to-service to any of win1,win2',
       'hairpin from win1,win2',
       'nodeport-local to only win1,win2',
       'nodeport|nodeport-udp to windows to only win1',
       'nodeport|nodeport-udp to windows to only win2',
+      ...['cp1', 'lin1', 'lin2', 'win1', 'win2'].map(
+        (n) => `pod-to-nodeport to windows to only ${n}`,
+      ),
+      'affinity to only win1,win2',
+      'internal-local to windows from win1',
+      'internal-local to windows from win2',
     ]);
+    expect(d.may).to.deep.equal(['affinity to any of win1,win2']);
     expect(d.actions.map((a) => a.kind === 'nft' && a.node)).to.deep.equal([
       'cp1',
       'lin1',
@@ -211,12 +248,18 @@ describe('fault catalogue', () => {
     const d = derive(vxlan, 'node-endpoint-blackholed', 'win2');
     expect(d.targets).to.deep.equal(['win2']);
     expect(d.must).to.deep.equal([
-      'pod-to-service|pod-to-service-udp|churn|host-network-to-service to any of win2',
+      'pod-to-service|pod-to-service-udp|dual-protocol|churn|host-network-to-service to any of win2',
       'hairpin from win2',
       'nodeport-local to only win2',
       'nodeport|nodeport-udp to windows to only win1',
       'nodeport|nodeport-udp to windows to only win2',
+      ...['cp1', 'lin1', 'lin2', 'win1', 'win2'].map(
+        (n) => `pod-to-nodeport to windows to only ${n}`,
+      ),
+      // The Windows Service has another endpoint: the sticky one is win2's only by chance.
+      'affinity to only win2',
     ]);
+    expect(d.may).to.deep.equal(['affinity to any of win2']);
     expect(d.actions).to.have.length(5);
     const [first] = d.actions;
     expect(first?.kind === 'nft' && first.ruleset).to.include(
@@ -233,12 +276,16 @@ describe('fault catalogue', () => {
       'ip saddr 10.244.4.0/24 ip daddr { 10.244.0.0/24, 10.244.1.0/24, 10.244.2.0/24 } ct state new drop',
     );
     expect(d.must).to.deep.equal([
-      'pod-to-pod|pod-to-pod-udp|large-response|icmp|pod-to-service|pod-to-service-udp|churn to linux from win2 to any of cp1,lin1,lin2',
+      'pod-to-pod|pod-to-pod-udp|large-response|icmp|affinity|pod-to-service|pod-to-service-udp|dual-protocol|churn to linux from win2 to any of cp1,lin1,lin2',
+      // Through its own node the NodePort's DNAT happens on win2; Windows forwards Local traffic.
+      'pod-to-nodeport to linux from win2 to only win2',
+      'internal-local to linux from win2',
       'any cell via dns from win2',
     ]);
     // Linux nodes share the DNS pod's OS: their lookups are not cut.
     expect(derive(vxlan, 'pods-cut-from-other-os', 'lin2').must).to.deep.equal([
-      'pod-to-pod|pod-to-pod-udp|large-response|icmp|pod-to-service|pod-to-service-udp|churn to windows from lin2 to any of win1,win2',
+      'pod-to-pod|pod-to-pod-udp|large-response|icmp|affinity|pod-to-service|pod-to-service-udp|dual-protocol|churn to windows from lin2 to any of win1,win2',
+      'pod-to-nodeport to windows from lin2 to only lin2',
     ]);
   });
 

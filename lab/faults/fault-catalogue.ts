@@ -1,5 +1,5 @@
 /** The fault catalogue (DESIGN §9): each fault, what it changes and the cells that must fail. */
-import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
+import type { LabPlan } from '../plan/lab-plan.ts';
 import { NODE_NIC, vxlanDevice } from '../cluster/dataplane/names.ts';
 import { VXLAN_OVERHEAD, podMtu } from '../cluster/dataplane/pod-network.ts';
 import { FaultError } from './fault-error.ts';
@@ -10,6 +10,7 @@ import {
   endpointsLostImpact,
   nodeNames,
   searchListImpact,
+  FORWARDING_UNDONE,
   SERVICE_KINDS,
   NODEPORT_KINDS,
   type PathBroken,
@@ -28,49 +29,21 @@ import {
   nodePortsRemoved,
   udpToPodsDropped,
 } from './nft-rulesets.ts';
-import type { RowKind } from '../contracts/cells.ts';
+import {
+  apiServerCutImpact,
+  internalLocalImpact,
+  otherOsCutImpact,
+  ownEndpointUnseenImpact,
+} from './feature-impacts.ts';
+import { FEATURE_FAULTS } from './feature-faults.ts';
+import { exceptionListFault } from './exception-list-fault.ts';
+import { names, only, others } from './fault-nodes.ts';
 
-const names = (nodes: readonly PlannedNode[]): string[] => nodes.map((n) => n.name);
-const others = (plan: LabPlan, node: PlannedNode): PlannedNode[] =>
-  plan.nodes.filter((n) => n.name !== node.name);
-const only = <T>(list: readonly T[]): T => {
-  const [first] = list;
-  if (first === undefined || list.length !== 1) throw new FaultError('expected exactly one node');
-  return first;
-};
+/** What a cell across a cut-off node shows: a drop, or an ICMP unreachable where a route is gone. */
+const CUT_OUTCOMES = ['timeout', 'unreachable', ...FORWARDING_UNDONE];
 
 /** Below pod MTU + VXLAN overhead (1500), above what small requests and answers need. */
 const LOW_LINK_MTU = 1400;
-
-/** A CIDR dropped from the Windows OutBoundNAT ExceptionList: `cells` from Windows pods get SNATed. */
-function exceptionListFault(
-  id: string,
-  summary: string,
-  cidr: (plan: LabPlan) => string,
-  kinds: readonly RowKind[],
-  outcomes: readonly string[] = ['wrong-source-ip'],
-): FaultDefinition {
-  return {
-    id,
-    summary,
-    scope: { kind: 'nodes', os: 'windows' },
-    requires: { os: ['windows'], cluster: true },
-    actions: (plan, targets) =>
-      targets.map((n) => ({
-        kind: 'windows-cni',
-        node: n.name,
-        edit: { kind: 'drop-exception', cidr: cidr(plan) },
-        // The SNAT applies to new flows only: a datagram on an earlier flow's ports would pass unSNATed.
-        forgetFlowsFrom: n.podCIDR,
-      })),
-    impact: (plan, targets) => ({
-      // Cells with a target: a Service without endpoints (churn's scaled-to-zero) sends nothing on.
-      mustFail: [{ kinds, from: names(targets), toAny: nodeNames(plan) }],
-      mayFail: [],
-      outcomes: [...outcomes],
-    }),
-  };
-}
 
 /** The throttle `lab break link-throttled` puts on a node's lab link (DESIGN §12, issue 33). */
 export const LINK_THROTTLE = ['tbf', 'rate', '1mbit', 'burst', '32kbit', 'latency', '400ms'];
@@ -121,10 +94,12 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       const cut = only(targets);
       return others(plan, cut).map((n) => ({ kind: 'route-del', node: n.name, cidr: cut.podCIDR }));
     },
-    impact: (plan, targets) => ({
-      ...cutOffImpact(plan, only(targets).name, plan.cni.backend === 'vxlan'),
-      outcomes: ['timeout', 'unreachable'],
-    }),
+    impact: (plan, targets) => {
+      const cut = only(targets);
+      const impact = cutOffImpact(plan, cut.name, plan.cni.backend === 'vxlan');
+      const api = apiServerCutImpact(plan, cut, 'route');
+      return { ...impact, mustFail: [...impact.mustFail, ...api], outcomes: CUT_OUTCOMES };
+    },
   },
   {
     id: 'vxlan-fdb-flushed',
@@ -135,10 +110,12 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
     actions: (plan, targets) => [
       { kind: 'fdb-flush', node: only(targets).name, device: vxlanDevice(plan) },
     ],
-    impact: (plan, targets) => ({
-      ...cutOffImpact(plan, only(targets).name, true),
-      outcomes: ['timeout', 'unreachable'],
-    }),
+    impact: (plan, targets) => {
+      const cut = only(targets);
+      const impact = cutOffImpact(plan, cut.name, true);
+      const api = apiServerCutImpact(plan, cut, 'encapsulation');
+      return { ...impact, mustFail: [...impact.mustFail, ...api], outcomes: CUT_OUTCOMES };
+    },
   },
   {
     id: 'dns-stopped',
@@ -179,7 +156,12 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       // The node's own NodePort is refused too, also on Windows, which drops it otherwise.
       mustFail: [
         {
-          kinds: [...NODEPORT_KINDS, 'nodeport-local', 'host-network-to-own-nodeport'],
+          kinds: [
+            ...NODEPORT_KINDS,
+            'nodeport-local',
+            'host-network-to-own-nodeport',
+            'pod-to-nodeport',
+          ],
           toAll: [only(targets).name],
         },
       ],
@@ -207,14 +189,21 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
           // A Service without endpoints (churn's scaled-to-zero) is refused by a Linux node's
           // rules, which are gone; from a Windows node nothing may answer it anyway.
           {
-            kinds: [...SERVICE_KINDS, 'hairpin', 'host-network-to-service'],
+            kinds: [
+              ...SERVICE_KINDS,
+              'hairpin',
+              'host-network-to-service',
+              'affinity',
+              'pod-to-apiserver',
+            ],
             from,
             ...(node.os === 'windows' ? { toAny: nodeNames(plan) } : {}),
           },
           { via: 'dns', from },
+          ...internalLocalImpact(plan, (source) => source === node.name).mustFail,
         ],
         mayFail: [],
-        outcomes: ['timeout'],
+        outcomes: ['timeout', ...FORWARDING_UNDONE],
       };
     },
   },
@@ -234,7 +223,9 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       }));
     },
     impact: (_plan, targets) => ({
-      mustFail: [{ kinds: ['outbound-nat', 'icmp-outbound'], from: names(targets) }],
+      mustFail: [
+        { kinds: ['outbound-nat', 'icmp-outbound', 'external-name'], from: names(targets) },
+      ],
       mayFail: [],
       outcomes: ['timeout'],
     }),
@@ -290,7 +281,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       const node = only(targets).name;
       return [{ kind: 'stale-proxy', node, endpointsOn: node }];
     },
-    impact: (_plan, targets) => {
+    impact: (plan, targets) => {
       const node = only(targets);
       return {
         mustFail: [
@@ -310,10 +301,12 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
           // Its Local Service's endpoint there is not local to it any more: dropped (or rejected
           // when the Service has no other endpoint).
           { kinds: [...NODEPORT_KINDS, 'nodeport-local'], toAll: [node.name] },
+          ...ownEndpointUnseenImpact(plan, node),
         ],
         mayFail: [],
-        // With other endpoints left, they answer and this one never does; with none, kube-proxy rejects.
-        outcomes: ['missing-endpoint', 'refused', 'timeout'],
+        // With other endpoints left, they answer and this one never does; with none, kube-proxy
+        // rejects; its health check reports none.
+        outcomes: ['missing-endpoint', 'refused', 'timeout', 'wrong-answer'],
       };
     },
   },
@@ -403,16 +396,24 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       return {
         mustFail: [
           {
-            kinds: ['pod-to-pod', 'pod-to-pod-udp', 'large-response', 'icmp', ...SERVICE_KINDS],
+            kinds: [
+              'pod-to-pod',
+              'pod-to-pod-udp',
+              'large-response',
+              'icmp',
+              'affinity',
+              ...SERVICE_KINDS,
+            ],
             from: [node.name],
             toOs: otherOs,
             // A Service without endpoints (churn's scaled-to-zero) is refused on the node itself.
             toAny: nodeNames(plan, otherOs),
           },
+          ...otherOsCutImpact(plan, node, otherOs),
           ...dnsImpact(plan, broken),
         ],
         mayFail: [],
-        outcomes: ['timeout'],
+        outcomes: ['timeout', ...FORWARDING_UNDONE],
       };
     },
   },
@@ -436,6 +437,8 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
         // A sweep asks until every endpoint answered: one behind that node fails it.
         { kinds: ['pod-to-service-udp'], toAny: [only(targets).name] },
         { kinds: ['nodeport-udp'], toOs: only(targets).os },
+        { kinds: ['dual-protocol'], from: [only(targets).name], variants: ['udp'] },
+        { kinds: ['dual-protocol'], toAny: [only(targets).name], variants: ['udp'] },
       ],
       mayFail: [],
       outcomes: ['timeout'],
@@ -514,6 +517,7 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       };
     },
   },
+  ...FEATURE_FAULTS,
   {
     id: 'link-throttled',
     summary:

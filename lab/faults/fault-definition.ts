@@ -1,6 +1,7 @@
 /** The shape of a catalogue entry: what a fault needs, what it changes, and which cells it breaks. */
 import type { CniBackend, LabPlan, NodeOs, PlannedNode } from '../plan/lab-plan.ts';
 import type { CellSelector } from './cell-selector.ts';
+import type { KubeProxyQuirk } from '../cluster/control/cluster-state.ts';
 
 /** Which nodes a fault acts on, and what `--node` may name. */
 export type FaultScope =
@@ -61,7 +62,11 @@ export type FaultAction =
   /** The node's kube-proxy programs externalTrafficPolicy Local as Cluster. */
   | { kind: 'local-policy-ignored'; node: string }
   /** The node's kube-proxy keeps every endpoint it programmed, also once its pod is deleted. */
-  | { kind: 'endpoints-kept'; node: string };
+  | { kind: 'endpoints-kept'; node: string }
+  /** The node's kube-proxy gets `quirk` wrong (on top of what it already gets wrong). */
+  | { kind: 'proxy-quirk'; node: string; quirk: KubeProxyQuirk }
+  /** The cluster DNS answers the node's pods with an ExternalName's CNAME alone. */
+  | { kind: 'bare-cname'; node: string };
 
 /** The cells that fail while the fault is applied. */
 export interface FaultImpact {

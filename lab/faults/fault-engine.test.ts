@@ -10,6 +10,7 @@ import { fixturePlan } from '../testing/fixture-plan.ts';
 import { NetnsNodeShell } from '../remote/netns-node-shell.ts';
 import { breakFault, healFaults } from './fault-engine.ts';
 import { FaultError } from './fault-error.ts';
+import type { KubeProxyQuirk } from '../cluster/control/cluster-state.ts';
 import { FaultRecords } from './fault-records.ts';
 import type { FaultSession } from './fault-session.ts';
 
@@ -30,6 +31,8 @@ function fakeSession(dir: string, runner = new RecordingRunner(), upAt = 'up-1')
   const stale = new Map<string, string[]>();
   const localPolicyIgnored = new Set<string>();
   const keeping = new Set<string>();
+  const quirks = new Map<string, KubeProxyQuirk[]>();
+  const bare = new Set<string>();
   const session: FaultSession = {
     plan,
     shell: (node) => new NetnsNodeShell(node, `ns-${node}`, runner),
@@ -54,6 +57,14 @@ function fakeSession(dir: string, runner = new RecordingRunner(), upAt = 'up-1')
       setKeepsEndpoints: (node, keeps) => {
         if (keeps) keeping.add(node);
         else keeping.delete(node);
+        return Promise.resolve();
+      },
+      proxyQuirks: (node) => [...(quirks.get(node) ?? [])],
+      setProxyQuirks: (node, list) => Promise.resolve(void quirks.set(node, [...list])),
+      bareCname: (node) => bare.has(node),
+      setBareCname: (node, on) => {
+        if (on) bare.add(node);
+        else bare.delete(node);
         return Promise.resolve();
       },
     },

@@ -5,8 +5,9 @@ import { ExecaRunner } from '../exec/execa-runner.ts';
 import { silentLogger } from '../log/logger.ts';
 import type { ProbeReply } from '../cluster/emulated-cluster.ts';
 import { vxlanDevice } from '../cluster/dataplane/names.ts';
-import { FAULT_CATALOGUE } from './fault-catalogue.ts';
+import { FAULT_CATALOGUE, findFault } from './fault-catalogue.ts';
 import { breakFault, healFaults } from './fault-engine.ts';
+import { resolveTargets } from './fault-targets.ts';
 import {
   deployWorkloads,
   faultSkipReason,
@@ -46,6 +47,9 @@ async function snapshot(lab: TestLab): Promise<Record<string, unknown>> {
           ),
           qdisc: await run(['tc', 'qdisc', 'show', 'dev', 'eth0']),
           cni: n.os === 'windows' ? cluster.windowsCniConfig(n.name) : null,
+          // What the node's kube-proxy and the cluster DNS get wrong for it (the feature faults).
+          quirks: cluster.proxyQuirks(n.name),
+          bareCname: cluster.bareCname(n.name),
         },
       ];
     }),
@@ -112,6 +116,23 @@ function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise
     '--max-requests',
     '40',
   ];
+  /** `node`'s pod's 10 new connections to `base`: who answered each (none where one failed). */
+  const tenConnections = async (node: string, base: string, expect: string) => {
+    const reply = await from(node, [
+      'endpoints',
+      base,
+      '--expect',
+      expect,
+      '--min-requests',
+      '10',
+      '--max-requests',
+      '10',
+    ]);
+    const answers = (reply.answers ?? []).map((a) => a.endpoint);
+    return answers.length === 10 ? answers : [];
+  };
+  // The only Linux node the catalogue lets internal-traffic-policy-ignored act on by default.
+  const internalNode = resolveTargets(findFault('internal-traffic-policy-ignored'), plan)[0]!.name;
   /** A pod behind web-linux comes and goes: afterwards, no node's rules may still send to it. */
   const endpointForgotten = async (): Promise<boolean> => {
     const node = plan.nodes.filter((n) => n.os === 'linux').at(-1)!.name;
@@ -179,6 +200,41 @@ function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise
     'icmp-to-pods-dropped': async () => ok(await from('lin1', ['icmp', w.pods.win1!])),
     'dns-tcp-dropped': async () =>
       ok(await from('win1', ['dns-tcp', `web-linux.${lab.namespace}.svc.cluster.local`])),
+    // win1's pod through its own node's address; other nodes' NodePorts stay open to it.
+    'pods-own-nodeport-dropped': async () =>
+      ok(await from('win1', http(ip('win1'), w.services.windows.nodePort, '/hostname'))),
+    // ClientIP affinity: ten new connections from win1's pod, one Linux endpoint answers them all.
+    'affinity-ignored': async () => {
+      const answers = await tenConnections('win1', `http://${w.stickyLinux}:80`, 'w-cp1,w-lin1');
+      return answers.length === 10 && new Set(answers).size === 1;
+    },
+    // win1 has no Linux pod: its health check must say so (503), never 200.
+    'health-check-wrong': async () =>
+      (
+        await lab.cluster.probeOutside([
+          ...http(ip('win1'), w.healthCheckNodePort, '/healthz'),
+          '--timeout-ms',
+          String(PROBE_MS),
+        ])
+      ).status === 503,
+    'cname-unanswered': async () => {
+      const reply = await from('win1', ['dns', w.externalName]);
+      return ok(reply) && (reply.addresses ?? []).includes(plan.external.address);
+    },
+    // kube-dns's TCP 53 is the second protocol on its number.
+    'port-protocol-collision': async () =>
+      ok(await from('win1', ['dns-tcp', `web-linux.${lab.namespace}.svc.cluster.local`])),
+    'apiserver-unreachable-from-pods': async () =>
+      ok(await from('win1', ['tcp', plan.kubernetes.apiServiceIP, '443'])),
+    // internalTrafficPolicy Local: the node's own pod answers every connection, no other does.
+    'internal-traffic-policy-ignored': async () => {
+      const answers = await tenConnections(
+        internalNode,
+        `http://${w.internalLocal}:80`,
+        `w-${internalNode}`,
+      );
+      return answers.length === 10 && answers.every((a) => a === `w-${internalNode}`);
+    },
     // lin1 sends through its lab link: a stream from its pod carries far more than 1 Mbit/s.
     'link-throttled': async () => {
       const reply = await from('lin1', perf('tcp-stream', `http://${w.pods.win1!}:8080`));

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FaultError } from './fault-error.ts';
+import type { KubeProxyQuirk } from '../cluster/control/cluster-state.ts';
 
 /** How to revert one change; each step is idempotent so a heal can be retried. */
 export type UndoStep =
@@ -19,7 +20,11 @@ export type UndoStep =
   /** Puts back whether the node's kube-proxy ignored externalTrafficPolicy Local before. */
   | { kind: 'local-policy'; node: string; ignored: boolean }
   /** Puts back whether the node's kube-proxy kept every endpoint it programmed before. */
-  | { kind: 'keep-endpoints'; node: string; keeps: boolean };
+  | { kind: 'keep-endpoints'; node: string; keeps: boolean }
+  /** Puts back what the node's kube-proxy got wrong before. */
+  | { kind: 'proxy-quirks'; node: string; quirks: KubeProxyQuirk[] }
+  /** Puts back whether the cluster DNS answered the node's pods with CNAMEs alone before. */
+  | { kind: 'bare-cname'; node: string; bare: boolean };
 
 export interface AppliedFault {
   fault: string;

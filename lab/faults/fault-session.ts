@@ -1,4 +1,5 @@
 /** What fault injection needs from a lab that is up; built by openFaultSession, or by tests. */
+import type { KubeProxyQuirk } from '../cluster/control/cluster-state.ts';
 import type { Logger } from '../log/logger.ts';
 import type { LabPlan } from '../plan/lab-plan.ts';
 import type { NodeShell } from '../remote/node-shell.ts';
@@ -17,6 +18,12 @@ export interface FaultCluster {
   /** Whether `node`'s kube-proxy keeps every endpoint it programmed, also once deleted. */
   keepsEndpoints(node: string): boolean;
   setKeepsEndpoints(node: string, keeps: boolean): Promise<void>;
+  /** What `node`'s kube-proxy gets wrong (session affinity, internal policy, health checks, ports). */
+  proxyQuirks(node: string): KubeProxyQuirk[];
+  setProxyQuirks(node: string, quirks: readonly KubeProxyQuirk[]): Promise<void>;
+  /** Whether the cluster DNS answers `node`'s pods with an ExternalName's CNAME alone. */
+  bareCname(node: string): boolean;
+  setBareCname(node: string, bare: boolean): Promise<void>;
 }
 
 /** The cluster DNS pod's server process. */

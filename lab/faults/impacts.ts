@@ -12,6 +12,7 @@ import { OSES, type RowKind } from '../contracts/cells.ts';
 import type { CellSelector } from './cell-selector.ts';
 import type { FaultImpact } from './fault-definition.ts';
 import { editWindowsCni } from './windows-cni-edits.ts';
+import { affinityImpact, internalLocalImpact, podNodePortImpact } from './feature-impacts.ts';
 
 export function nodeNames(plan: LabPlan, os?: NodeOs): string[] {
   return plan.nodes.filter((n) => os === undefined || n.os === os).map((n) => n.name);
@@ -45,11 +46,12 @@ export function nodePortImpact(
   });
 }
 
-/** NodePort paths that break with Service endpoints lost from some nodes. */
+/** NodePort paths that break with Service endpoints lost from some nodes: from outside, a node itself, pods. */
 function nodePortPathsImpact(plan: LabPlan, broken: PathBroken): CellSelector[] {
   return [
     ...nodePortImpact(plan, broken),
     ...nodePortImpact(plan, broken, ['host-network-to-own-nodeport'], ['linux']),
+    ...podNodePortImpact(plan, broken),
   ];
 }
 
@@ -65,11 +67,17 @@ function podsReachLabUnnated(plan: LabPlan, node: string): boolean {
 }
 
 /**
- * The rows through a Service's ClusterIP from pods: TCP and UDP, and the churn row (TCP, after
- * each change of its endpoints); kube-proxy's rules and the faults here treat them alike. A churn
- * cell names the endpoints live after its step as its targets, none after `scaled-to-zero`.
+ * The rows through a Service's ClusterIP from pods, every endpoint answering and seeing the pod:
+ * TCP and UDP, one port number for both, and the churn row (TCP, after each change of its
+ * endpoints); kube-proxy's rules and the faults here treat them alike. A churn cell names the
+ * endpoints live after its step as its targets, none after `scaled-to-zero`.
  */
-export const SERVICE_KINDS: readonly RowKind[] = ['pod-to-service', 'pod-to-service-udp', 'churn'];
+export const SERVICE_KINDS: readonly RowKind[] = [
+  'pod-to-service',
+  'pod-to-service-udp',
+  'dual-protocol',
+  'churn',
+];
 /** The NodePort rows, TCP and UDP, likewise. */
 export const NODEPORT_KINDS: readonly RowKind[] = ['nodeport', 'nodeport-udp'];
 
@@ -115,12 +123,26 @@ export function cutOffImpact(
       ...fromNodes('host-network-to-service', 'toAny'),
       // Pods answered at their own address (not their node's) lose the reply across the cut.
       ...(podsReachLabUnnated(plan, cut)
-        ? [{ kinds: ['pod-to-host-network'] as const, from: [cut], toAll: others }]
+        ? [
+            {
+              kinds: ['pod-to-host-network', 'pod-to-nodeport'] as const,
+              from: [cut],
+              toAll: others,
+            },
+          ]
         : []),
       ...dnsImpact(plan, podPath),
       ...nodePortPathsImpact(plan, nodePath),
+      // A sticky endpoint across the cut fails the cell, one on the same side does not.
+      ...affinityImpact(others, [cut]).mustFail,
+      ...affinityImpact([cut], others).mustFail,
+      ...internalLocalImpact(plan, podPath).mustFail,
     ],
-    mayFail: [],
+    mayFail: [
+      ...affinityImpact(others, [cut]).mayFail,
+      ...affinityImpact([cut], others).mayFail,
+      ...internalLocalImpact(plan, podPath).mayFail,
+    ],
   };
 }
 
@@ -132,6 +154,8 @@ export function cutOffImpact(
  * Service's one endpoint is a pod too: on one of `nodes`, every lookup fails.
  */
 export function endpointsLostImpact(plan: LabPlan, nodes: readonly string[]): FaultImpact {
+  const affinity = affinityImpact(nodes);
+  const internal = internalLocalImpact(plan, (_from, to) => nodes.includes(to));
   return {
     mustFail: [
       { kinds: [...SERVICE_KINDS, 'host-network-to-service'], toAny: nodes },
@@ -140,11 +164,19 @@ export function endpointsLostImpact(plan: LabPlan, nodes: readonly string[]): Fa
       { kinds: ['nodeport-local'], toAll: nodes },
       ...nodePortPathsImpact(plan, (_from, to) => nodes.includes(to)),
       ...(nodes.includes(dnsNode(plan)) ? [{ via: 'dns' as const }] : []),
+      ...affinity.mustFail,
+      ...internal.mustFail,
     ],
-    mayFail: [],
-    outcomes: ['timeout'],
+    mayFail: [...affinity.mayFail, ...internal.mayFail],
+    outcomes: ['timeout', ...FORWARDING_UNDONE],
   };
 }
+
+/**
+ * An outcome of cells expected to fail on Windows nodes that a fault makes pass: their
+ * internal-local cells without an endpoint, whose forwarding (the expected failure) is cut.
+ */
+export const FORWARDING_UNDONE = ['ok'];
 
 /** A namespace name no suite run uses: stands for "the pod's own namespace" in search lists. */
 const SOME_NAMESPACE = 'fault-probe';

@@ -140,6 +140,40 @@ export function ingressMtu(device: string, mtu: number, name: string): string {
 }
 
 /**
+ * A node drops its own pods' connections to its own address's NodePorts, before kube-proxy's
+ * DNAT; other nodes' pods and the world outside still reach them.
+ */
+export function ownNodePortsFromPodsDropped(
+  plan: LabPlan,
+  node: PlannedNode,
+  name: string,
+): string {
+  const { min, max } = plan.kubernetes.nodePortRange;
+  return table(name, [
+    chain('prerouting', 'prerouting', '-150', [
+      `ip saddr ${node.podCIDR} ip daddr ${node.ip} meta l4proto { tcp, udp } th dport ${min}-${max} drop comment "own NodePorts dropped for its pods"`,
+    ]),
+  ]);
+}
+
+/**
+ * A node drops its pods' connections to the API server's endpoint (`address`:`port`, a node's own
+ * address), after kube-proxy's DNAT of the kubernetes Service and before any masquerade.
+ */
+export function apiServerFromPodsDropped(
+  podCidr: string,
+  address: string,
+  port: number,
+  name: string,
+): string {
+  const rule = `ip saddr ${podCidr} ip daddr ${address} tcp dport ${port} drop comment "API server blocked for pods"`;
+  return table(name, [
+    chain('forward', 'forward', 'filter', [rule]),
+    chain('input', 'input', 'filter', [rule]),
+  ]);
+}
+
+/**
  * One packet in `every` leaving `device` dropped at random (nftables `numgen random`; this kernel
  * has no netem): the node's own packets and those it forwards, VXLAN-encapsulated pod traffic too.
  */

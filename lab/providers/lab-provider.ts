@@ -31,8 +31,11 @@ export interface LabStatus {
 export interface LabOutside {
   /** Runs argv there (the probe program runs with this host's node). */
   exec(argv: readonly string[], options?: RunOptions): Promise<RunResult>;
-  /** The echo outbound-NAT probes reach: outside every cluster CIDR and exception list. */
-  echo: { address: string; port: number };
+  /**
+   * The echo outbound-NAT probes reach: outside every cluster CIDR and exception list; what its
+   * /hostname answers, where the lab says.
+   */
+  echo: { address: string; port: number; hostname?: string };
   /** The address probes from there reach the nodes from. */
   address: string;
 }

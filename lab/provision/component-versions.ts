@@ -3,7 +3,7 @@ import type { LabPlan } from '../plan/lab-plan.ts';
 import { agnhostImagesOf, type KubeadmSpec } from '../spec/kubeadm-spec-schema.ts';
 
 /** The image of the cluster DNS stand-in `vagrant/artifacts/kubernetes/build.sh` builds. */
-export const HL_CLUSTER_DNS_IMAGE = 'hybrid-lab/cluster-dns:0.1.0';
+export const HL_CLUSTER_DNS_IMAGE = 'hybrid-lab/cluster-dns:0.2.0';
 
 export interface ComponentVersions {
   /** `v1.30.4`: kubeadm, kubelet, kubectl, kube-proxy. */

@@ -95,6 +95,14 @@ export interface TestWorkloads {
   hairpinWin1: string;
   /** Node port of `local-windows`: externalTrafficPolicy Local over the Windows pods. */
   localWindowsNodePort: number;
+  /** ClusterIP of `sticky-linux`: sessionAffinity ClientIP over the Linux pods. */
+  stickyLinux: string;
+  /** Health-check node port of `lb-local-linux`: LoadBalancer, externalTrafficPolicy Local over the Linux pods. */
+  healthCheckNodePort: number;
+  /** ClusterIP of `internal-local`: internalTrafficPolicy Local over every pod. */
+  internalLocal: string;
+  /** `ext-name`'s FQDN: an ExternalName Service whose CNAME leads to `ext-echo`, the external echo. */
+  externalName: string;
 }
 
 /** One netexec pod per node, a NodePort Service per OS, win1's hairpin Service and a Local Windows one, as the suite deploys them. */
@@ -137,10 +145,56 @@ export async function deployWorkloads(lab: TestLab): Promise<TestWorkloads> {
     ports: [port],
     externalTrafficPolicy: 'Local',
   });
+  const [sticky, lb, internal] = await cluster.createServices([
+    {
+      name: 'sticky-linux',
+      namespace,
+      type: 'ClusterIP',
+      selector: { app: 'w', os: 'linux' },
+      ports: [port],
+      sessionAffinity: 'ClientIP',
+    },
+    {
+      name: 'lb-local-linux',
+      namespace,
+      type: 'LoadBalancer',
+      selector: { app: 'w', os: 'linux' },
+      ports: [port],
+      externalTrafficPolicy: 'Local',
+    },
+    {
+      name: 'internal-local',
+      namespace,
+      type: 'ClusterIP',
+      selector: { app: 'w' },
+      ports: [port],
+      internalTrafficPolicy: 'Local',
+    },
+    {
+      name: 'ext-echo',
+      namespace,
+      type: 'Headless',
+      selector: {},
+      endpoints: [cluster.plan.external.address],
+      ports: [{ name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' }],
+    },
+    {
+      name: 'ext-name',
+      namespace,
+      type: 'ExternalName',
+      selector: {},
+      ports: [],
+      externalName: `ext-echo.${namespace}.svc.cluster.local`,
+    },
+  ]);
   return {
     pods,
     services: { linux: await service('linux'), windows: await service('windows') },
     hairpinWin1: hairpin.clusterIP ?? '',
     localWindowsNodePort: local.nodePorts.http ?? 0,
+    stickyLinux: sticky?.clusterIP ?? '',
+    healthCheckNodePort: lb?.healthCheckNodePort ?? 0,
+    internalLocal: internal?.clusterIP ?? '',
+    externalName: `ext-name.${namespace}.svc.cluster.local`,
   };
 }

@@ -52,13 +52,22 @@ const { lab } = await labUp(
   { spec: validateSpec(suiteSpec, 'bench'), source: 'bench', text: '' },
   { store, progress: quietProgress },
 );
-/** One suite run on the bench lab; `green` demands every cell pass (a red matrix is no timing of it). */
-function suiteRun(concurrency: number, label: string, green = true, evidence = 'off') {
+/**
+ * One suite run on the bench lab; `green` demands no red cell (a red matrix is no timing of it:
+ * a documented limitation, an expected failure, is as it should be); `grep` selects part of it.
+ */
+function suiteRun(
+  concurrency: number,
+  label: string,
+  green = true,
+  evidence = 'off',
+  grep: string[] = [],
+) {
   const results = join(home, `results-${label}-c${concurrency}`);
   mkdirSync(results, { recursive: true });
   const started = performance.now();
   const [command, ...args] = SUITE_COMMAND;
-  const run = spawnSync(command, args, {
+  const run = spawnSync(command, [...args, ...grep], {
     env: {
       ...env,
       LAB: 'benchsuite',
@@ -73,7 +82,8 @@ function suiteRun(concurrency: number, label: string, green = true, evidence = '
     cells: { verdict: string; durationMs: number }[];
   };
   const passed = report.cells.filter((c) => c.verdict === 'pass').length;
-  if (green && (run.status !== 0 || passed !== report.cells.length))
+  const asExpected = report.cells.filter((c) => c.verdict === 'expected-failure').length;
+  if (green && (run.status !== 0 || passed + asExpected !== report.cells.length))
     throw new Error(
       `the matrix at concurrency ${concurrency} was not green: ${run.stdout.slice(-2000)}`,
     );
@@ -83,6 +93,7 @@ function suiteRun(concurrency: number, label: string, green = true, evidence = '
     wallMs,
     cells: report.cells.length,
     passed,
+    expectedFailures: asExpected,
     exitCode: run.status,
     sumOfCellMs: probeMs,
     ...evidenceFigures(run.stdout),
@@ -97,6 +108,12 @@ function evidenceFigures(stdout: string) {
 // Green runs as users run them (EVIDENCE=failed): with nothing failing, evidence costs nothing.
 const parallel = suiteRun(8, 'green', true, 'failed');
 const serial = suiteRun(1, 'green', true, 'failed');
+// Every cell but churn's (which waits for every other cell, then changes its Services step by step).
+const parallelNoChurn = suiteRun(8, 'green-no-churn', true, 'failed', [
+  '--grep',
+  'churn',
+  '--invert',
+]);
 
 // A green emulated lab's probes wait for nothing: they are CPU-bound and two cores bound the
 // speed-up. Where probes wait, as on a broken network or a real cluster's exec round trips,
@@ -232,6 +249,7 @@ const figures = {
   realLab,
   suite: {
     parallel,
+    parallelNoChurn,
     serial,
     serialOverParallel: Number((serial.wallMs / parallel.wallMs).toFixed(2)),
     waiting,
@@ -259,7 +277,7 @@ say(
   `12-node up / 3-node up = ${figures.lab.up12vs3}; CLI up ${cliUp.ms} ms, down ${cliDown.ms} ms`,
 );
 say(
-  `matrix: parallel ${parallel.wallMs} ms, serial ${serial.wallMs} ms (×${figures.suite.serialOverParallel}); ` +
+  `matrix: parallel ${parallel.wallMs} ms (without churn ${parallelNoChurn.wallMs} ms), serial ${serial.wallMs} ms (×${figures.suite.serialOverParallel}); ` +
     waiting
       .map(
         (w) =>

@@ -40,6 +40,9 @@ import type {
   Workloads,
 } from '../model/lab-driver.ts';
 import { sendProbe } from '../model/lab-driver.ts';
+import { EXTERNAL_ECHO_HOSTNAME } from '../../lab/cluster/cluster-bootstrap.ts';
+import { deployedFeatures, featureServiceSpecs } from './emulated-feature-services.ts';
+import { featureAddresses } from '../model/service-features.ts';
 
 const SERVICE_PORT = 80;
 
@@ -137,6 +140,19 @@ export class EmulatedDriver implements LabDriver {
         plan.backends.map((pod) => this.#startChurnPod(plan.os, pod.node, pod.name)),
       ),
     );
+    const { externalEcho } = await this.cluster.list();
+    const featureDeployment = {
+      namespace,
+      domain,
+      oses,
+      kubernetesVersion: this.plan.kubernetes.version,
+      echo: {
+        address: externalEcho.address,
+        port: externalEcho.httpPort,
+        hostname: EXTERNAL_ECHO_HOSTNAME,
+      },
+    };
+    const featureSpecs = featureServiceSpecs(featureDeployment);
     // One batch: the emulated kube-proxy programs every node once for all of them.
     const [, ...created] = await this.cluster.createServices([
       {
@@ -175,7 +191,13 @@ export class EmulatedDriver implements LabDriver {
         selector: { app: CHURN_APP, os: plan.os },
         ports: [port],
       })),
+      ...featureSpecs,
     ]);
+    const features = deployedFeatures(
+      featureDeployment,
+      featureSpecs,
+      created.slice(-featureSpecs.length),
+    );
     const fqdn = (name: string) => `${name}.${namespace}.svc.${domain}`;
     const services = oses.map((os, i) => {
       const { clusterIP = '', nodePorts } = created[i]!;
@@ -207,7 +229,6 @@ export class EmulatedDriver implements LabDriver {
       clusterIP: created[oses.length + nodes.length + oses.length + i]!.clusterIP ?? '',
       port: SERVICE_PORT,
     }));
-    const { externalEcho } = await this.cluster.list();
     this.#workloads = {
       namespace,
       pods,
@@ -215,6 +236,7 @@ export class EmulatedDriver implements LabDriver {
       hairpin,
       local,
       churn,
+      features,
       hostNetwork: this.plan.nodes.map((n) => ({
         node: n.name,
         address: n.ip,
@@ -250,6 +272,8 @@ export class EmulatedDriver implements LabDriver {
       ...workloads.pods.filter((p) => nodes.includes(p.node)).map((p) => p.ip),
       ...nodes.map((n) => planned.get(n)!.ip),
       ...[...workloads.services, ...workloads.hairpin].map((s) => s.clusterIP),
+      ...featureAddresses(workloads.features),
+      workloads.apiServiceIP,
       ...(dnsPod === undefined ? [] : [dnsPod.ip]),
       k8s.clusterDNS,
       this.plan.network.gateway,

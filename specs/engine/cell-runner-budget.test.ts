@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { LabDriver, ProbeReply, ProbeRequest, Workloads } from '../model/lab-driver.ts';
-import type { CellPlan } from '../model/cell-plan.ts';
+import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
 import { CellRunner } from './cell-runner.ts';
 import { budgetSettings } from './suite-settings.ts';
 import { Outcome } from '../../lab/contracts/results-file.ts';
@@ -33,7 +33,7 @@ function scriptedDriver(script: Record<string, ProbeReply[]>): LabDriver & { ask
 const W = fakeWorkloads([{ name: 'lin1', os: 'linux', role: 'worker', ip: '192.168.200.11' }]);
 const from = W.pods[0]!;
 
-function cell(id: string): CellPlan {
+function cell(id: string, check?: ProbeSpec['check']): CellPlan {
   const end = { os: 'linux' as const, node: id, label: 'linux pod' };
   return {
     meta: {
@@ -48,19 +48,23 @@ function cell(id: string): CellPlan {
     probe: () => ({
       from: from.name,
       request: { kind: 'http', url: `http://${id}/clientip` },
-      check: { kind: 'source-ip', expect: '10.0.0.1' },
+      check: check ?? { kind: 'source-ip', expect: '10.0.0.1' },
     }),
   };
 }
 
 const ok = (ms: number): ProbeReply => ({ result: 'ok', body: '10.0.0.1:1', ms });
 
-async function run(script: Record<string, ProbeReply[]>, env: NodeJS.ProcessEnv = {}) {
+async function run(
+  script: Record<string, ProbeReply[]>,
+  env: NodeJS.ProcessEnv = {},
+  checks: Record<string, ProbeSpec['check']> = {},
+) {
   const driver = scriptedDriver(script);
   const budget = budgetSettings(env, { slow: 'fail' });
   const runner = new CellRunner(driver, W, { concurrency: 2, timeoutMs: 100, retries: 2, budget });
   const cells = ['a', 'b', 'c', 'd', 'e'].map((id) => ({
-    plan: cell(id),
+    plan: cell(id, checks[id]),
     expectation: { expected: Outcome.Ok },
   }));
   runner.prefetch(cells);
@@ -121,6 +125,22 @@ describe('CellRunner: how well, not only whether', () => {
     expect(e.flags?.slow).to.include({ measure: 'total-p50', value: 900, baseline: 2 });
     expect(e.detail).to.match(/^slow: total-p50 900 ms is 450× the baseline 2 ms \(median of 4 /);
     expect([...results.values()].filter((r) => r.verdict !== 'pass')).to.have.length(1);
+  });
+
+  it('times no cell that passes on nothing answering: its wait is no request, so it is never slow', async () => {
+    const unanswered: ProbeReply = { result: 'timeout', error: 'timed out', ms: 1000 };
+    const { results, asked } = await run(
+      { 'http://e/clientip': [unanswered] },
+      {},
+      {
+        e: { kind: 'not-forwarded' },
+      },
+    );
+    const e = results.get('e')!;
+    expect(e).to.include({ verdict: 'pass', actual: 'ok', attempts: 1 });
+    expect(e.timing).to.equal(undefined);
+    expect(e.flags).to.equal(undefined);
+    expect(asked.filter((u) => u === 'http://e/clientip')).to.have.length(1);
   });
 
   it('warns instead under SLOW=warn: the cell passes with its flag', async () => {

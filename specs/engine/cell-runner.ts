@@ -30,6 +30,9 @@ const CHURN_POLL_MS = 1000;
 export type RunnerSettings = Pick<SuiteSettings, 'concurrency' | 'timeoutMs' | 'retries'> &
   Partial<Pick<SuiteSettings, 'budget'>>;
 
+/** Checks that pass when nothing answers the probe. */
+const UNANSWERED_CHECKS: readonly string[] = ['not-forwarded', 'refused'];
+
 /** A probed cell before the run-wide judgement: its result and what it asked. */
 interface Probed {
   result: CellResult;
@@ -92,8 +95,11 @@ export class CellRunner {
    */
   prefetch(cells: readonly { plan: CellPlan; expectation: Expectation }[]): void {
     const plain = cells.filter((c) => c.plan.churn === undefined || c.plan.probe === undefined);
+    // Cells that pause between two probes start first: their pause overlaps every other cell.
+    const pausing = plain.filter((c) => this.#pauses(c.plan));
+    const ordered = [...pausing, ...plain.filter((c) => !pausing.includes(c))];
     // Recorded as soon as probed, so an interrupted run still reports them; revised once judged.
-    const probed = plain.map(({ plan, expectation }) =>
+    const probed = ordered.map(({ plan, expectation }) =>
       this.#slot(() => this.#probe(plan, expectation)).then((p) => {
         this.observer?.record(p.result);
         return p;
@@ -171,6 +177,15 @@ export class CellRunner {
     void run();
   }
 
+  /** Whether the cell's probe is made twice with a pause between (ProbeSpec.again). */
+  #pauses(plan: CellPlan): boolean {
+    try {
+      return plan.probe?.(this.workloads).again !== undefined;
+    } catch {
+      return false; // its probe fails when it runs, and says why
+    }
+  }
+
   /** Has the driver make `step`; resolves with why it could not, or undefined. */
   async #makeStep(os: Os, step: ChurnStep): Promise<string | undefined> {
     if (this.driver.churn === undefined) return 'this driver cannot change the Service endpoints';
@@ -217,6 +232,18 @@ export class CellRunner {
       })),
     );
     return done.flatMap(({ result, spec }) => (spec === undefined ? [] : [{ result, spec }]));
+  }
+
+  /** Inside #slot: gives the slot up for `ms`, then takes one again (waiting its turn). */
+  async #pause(ms: number): Promise<void> {
+    this.#running--;
+    this.#queue.shift()?.();
+    await delay(ms);
+    // Ahead of cells that have not started: the pause is over, the cell goes on.
+    if (this.#running >= this.settings.concurrency) {
+      await new Promise<void>((resolve) => this.#queue.unshift(resolve));
+    }
+    this.#running++;
   }
 
   async #slot<T>(task: () => Promise<T>): Promise<T> {
@@ -286,7 +313,9 @@ export class CellRunner {
     }
     // The last attempt is the verdict's; the ones before it are what a retry hid.
     if (judged.outcome !== Outcome.Ok) failed.pop();
-    const requests = judged.outcome === Outcome.Ok ? requestsOf(judged.reply) : [];
+    // A check passed by nothing answering timed a wait or a reset, no request: no timing.
+    const answered = judged.outcome === Outcome.Ok && !UNANSWERED_CHECKS.includes(spec.check.kind);
+    const requests = answered ? requestsOf(judged.reply) : [];
     const timing = timingOf(requests);
     const result: CellResult = {
       ...base,
@@ -429,14 +458,25 @@ export class CellRunner {
   }
 
   /**
-   * One probe, judged; a driver that throws (exec API error, crash) gives an Error outcome with its
-   * stack, one that finds the lab unfit for the probe (InfrastructureError) an infrastructure error.
+   * One probe (twice with `again`, the slot given up during the pause), judged; a driver that
+   * throws (exec API error, crash) gives an Error outcome with its stack, one that finds the lab
+   * unfit for the probe (InfrastructureError) an infrastructure error.
    */
   async #attempt(spec: ProbeSpec): Promise<Attempt> {
     const started = performance.now();
     const took = () => Math.round(performance.now() - started);
     try {
-      const reply = await sendProbe(this.driver, this.workloads, spec, this.settings.timeoutMs);
+      const timeoutMs = spec.timeoutMs ?? this.settings.timeoutMs;
+      const send = (probe: ProbeSpec) => sendProbe(this.driver, this.workloads, probe, timeoutMs);
+      let reply = await send(spec);
+      if (spec.again !== undefined && reply.result === 'ok') {
+        const first = reply.answers ?? [];
+        await this.#pause(spec.again.afterMs);
+        const second = await send({ ...spec, request: spec.again.request ?? spec.request });
+        const error =
+          second.error === undefined ? {} : { error: `after the pause: ${second.error}` };
+        reply = { ...second, ...error, answers: [...first, ...(second.answers ?? [])] };
+      }
       return { ...judgeReply(reply, spec.check), reply, durationMs: took() };
     } catch (error) {
       if (error instanceof InfrastructureError) {

@@ -63,6 +63,7 @@ describe('path evidence of a hand-made drop (integration)', function () {
     const red = expectOnlyDroppedCells(run.cells, {
       source: 'win2',
       target: 'lin1',
+      targetOs: 'linux',
       node: 'win2',
       rule,
     });
@@ -91,6 +92,7 @@ describe('path evidence of a hand-made drop (integration)', function () {
     const red = expectOnlyDroppedCells(run.cells, {
       source: 'win2',
       target: 'lin1',
+      targetOs: 'linux',
       node: 'win2',
       rule,
     });

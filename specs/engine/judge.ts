@@ -16,6 +16,11 @@ const FAILURES: Record<Exclude<ProbeReply['result'], 'ok'>, Outcome> = {
 export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome; detail: string } {
   if (check.kind === 'not-forwarded' || check.kind === 'refused')
     return judgeNotForwarded(reply, check.kind === 'refused');
+  // A non-2xx status is these checks' answer, not a failed request.
+  if (reply.result === 'http-error' && reply.status !== undefined) {
+    if (check.kind === 'http-answer') return judgeHttpAnswer(reply, check);
+    if (check.kind === 'health-check') return judgeHealth(reply, check);
+  }
   if (reply.result !== 'ok') {
     const why = reply.error ?? (reply.status === undefined ? '' : `HTTP ${reply.status}`);
     const answered = check.kind === 'every-endpoint' ? `; ${sweepText(reply, check.expect)}` : '';
@@ -67,6 +72,12 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
     }
     case 'body': {
       const body = (reply.body ?? '').trim();
+      if (check.peer !== undefined && reply.peer !== check.peer) {
+        return {
+          outcome: Outcome.WrongAnswer,
+          detail: `connected to ${reply.peer ?? '(the probe did not say)'}, expected ${check.peer}`,
+        };
+      }
       return body === check.expect
         ? { outcome: Outcome.Ok, detail: `${check.expect} answered` }
         : {
@@ -81,9 +92,118 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
       };
     case 'every-endpoint':
       return judgeEndpoints(reply, check);
+    case 'same-endpoint':
+      return judgeSticky(reply, check);
+    case 'http-answer':
+      return judgeHttpAnswer(reply, check);
+    case 'health-check':
+      return judgeHealth(reply, check);
     case 'measured':
       return { outcome: Outcome.Ok, detail: perfText(reply) };
   }
+}
+
+/** Any HTTP status is an answer (over TLS: the handshake completed), from the expected peer. */
+function judgeHttpAnswer(
+  reply: ProbeReply,
+  check: Extract<Check, { kind: 'http-answer' }>,
+): { outcome: Outcome; detail: string } {
+  if (check.peer !== undefined && reply.peer !== check.peer) {
+    return {
+      outcome: Outcome.WrongAnswer,
+      detail: `connected to ${reply.peer ?? '(the probe did not say)'}, expected ${check.peer}`,
+    };
+  }
+  const body = (reply.body ?? '').trim().replace(/\s+/g, ' ').slice(0, 80);
+  return { outcome: Outcome.Ok, detail: `HTTP ${reply.status ?? '?'} ${JSON.stringify(body)}` };
+}
+
+/** kube-proxy's health-check answer: the status, and the JSON naming the Service and its local endpoints. */
+function judgeHealth(
+  reply: ProbeReply,
+  check: Extract<Check, { kind: 'health-check' }>,
+): { outcome: Outcome; detail: string } {
+  const body = (reply.body ?? '').trim();
+  let said: { service?: { namespace?: unknown; name?: unknown }; localEndpoints?: unknown };
+  try {
+    said = JSON.parse(body) as typeof said;
+  } catch {
+    return {
+      outcome: Outcome.WrongAnswer,
+      detail: `HTTP ${reply.status ?? '?'} without JSON: ${JSON.stringify(body.slice(0, 60))}`,
+    };
+  }
+  const service = `${String(said.service?.namespace)}/${String(said.service?.name)}`;
+  const shown = `HTTP ${reply.status ?? '?'}, ${service}, localEndpoints ${String(said.localEndpoints)}`;
+  const right =
+    reply.status === check.status &&
+    service === check.service &&
+    said.localEndpoints === check.localEndpoints;
+  return right
+    ? { outcome: Outcome.Ok, detail: shown }
+    : {
+        outcome: Outcome.WrongAnswer,
+        detail: `${shown}; expected HTTP ${check.status}, ${check.service}, localEndpoints ${check.localEndpoints}`,
+      };
+}
+
+/** Each run of answers (check.runs: their lengths) reached one endpoint; a later run may reach another. */
+function judgeSticky(
+  reply: ProbeReply,
+  check: Extract<Check, { kind: 'same-endpoint' }>,
+): { outcome: Outcome; detail: string } {
+  // No connection asked for would pass on nothing: a plan bug, never green.
+  if (check.runs.length === 0 || check.runs.some((n) => n < 1)) {
+    return {
+      outcome: Outcome.Error,
+      detail: `no connections in a run: [${check.runs.join(', ')}]`,
+    };
+  }
+  const answers = reply.answers ?? [];
+  const total = check.runs.reduce((sum, n) => sum + n, 0);
+  if (answers.length !== total) {
+    return {
+      outcome: Outcome.Error,
+      detail: `${answers.length} answers, expected ${check.runs.join(' + ')}`,
+    };
+  }
+  const runs: string[] = [];
+  let at = 0;
+  for (const length of check.runs) {
+    const run = answers.slice(at, at + length);
+    at += length;
+    const counts = new Map<string, number>();
+    for (const a of run) counts.set(a.endpoint, (counts.get(a.endpoint) ?? 0) + 1);
+    const seen = [...counts.entries()].sort(([a], [b]) => a.localeCompare(b));
+    // Every run has a connection (checked above): someone answered it.
+    const endpoint = seen[0]![0];
+    const which = runs.length === 0 ? '' : ' after the timeout';
+    if (seen.length > 1) {
+      const spread = seen.map(([name, n]) => `${name} (${n})`).join(', ');
+      return {
+        outcome: Outcome.WrongAnswer,
+        detail: `not sticky${which}: ${length} new connections answered by ${spread}`,
+      };
+    }
+    if (!check.expect.includes(endpoint)) {
+      return {
+        outcome: Outcome.WrongAnswer,
+        detail: `answered by ${endpoint}${which}, not an endpoint of the Service (${check.expect.join(', ')})`,
+      };
+    }
+    runs.push(endpoint);
+  }
+  const first = runs[0]!;
+  const firstLength = check.runs[0]!;
+  const before = `${firstLength} new connection${firstLength === 1 ? '' : 's'} ${firstLength === 1 ? 'answered' : 'all answered'} by ${first}`;
+  const after = runs
+    .slice(1)
+    .map(
+      (e, i) =>
+        `; after the timeout ${check.runs[i + 1]!} all by ${e} (${e === first ? 'the same, as it may be' : 'another'})`,
+    )
+    .join('');
+  return { outcome: Outcome.Ok, detail: `${before}${after}` };
 }
 
 /** A perf measure's figures in one line. */

@@ -63,7 +63,7 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
   const cells =
     driver === undefined || run === undefined
       ? []
-      : expandCells(rows, driver.nodes, run.mesh, run.perf)
+      : expandCells(rows, driver.nodes, run.mesh, run.perf, driver.info)
           .map((plan) => perfHosted(plan, driver))
           .map((plan) => ({
             plan,

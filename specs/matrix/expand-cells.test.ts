@@ -85,6 +85,28 @@ describe('matrix expansion', () => {
       'dns/search-list/windows',
       'dns-tcp/linux',
       'dns-tcp/windows',
+      'pod-to-nodeport/linux-to-linux',
+      'pod-to-nodeport/linux-to-windows',
+      'pod-to-nodeport/windows-to-linux',
+      'pod-to-nodeport/windows-to-windows',
+      'affinity/linux-to-linux',
+      'affinity/linux-to-windows',
+      'affinity/windows-to-linux',
+      'affinity/windows-to-windows',
+      'health-check-nodeport/external-to-linux-service',
+      'health-check-nodeport/external-to-windows-service',
+      'external-name/linux',
+      'external-name/windows',
+      'dual-protocol/linux-to-linux',
+      'dual-protocol/linux-to-windows',
+      'dual-protocol/windows-to-linux',
+      'dual-protocol/windows-to-windows',
+      'pod-to-apiserver/linux',
+      'pod-to-apiserver/windows',
+      'internal-local/linux-to-linux',
+      'internal-local/linux-to-windows',
+      'internal-local/windows-to-linux',
+      'internal-local/windows-to-windows',
       'churn/linux-to-linux',
       'churn/windows-to-linux',
       'churn/linux-to-windows',
@@ -94,8 +116,8 @@ describe('matrix expansion', () => {
     expect(new Set(cells.map((c) => c.meta.cell)).size).to.equal(cells.length);
   });
 
-  it('hosts every cell on the default lab (345 cells, none skipped)', () => {
-    expect(cells).to.have.length(345);
+  it('hosts every cell on the default lab (470 cells, none skipped)', () => {
+    expect(cells).to.have.length(470);
     expect(cells.filter((c) => c.skip !== undefined)).to.deep.equal([]);
   });
 
@@ -159,19 +181,22 @@ describe('matrix expansion', () => {
       (c) => c.meta.source.node === 'win2' || c.meta.target.node.split(',').includes('win2'),
     );
     expect(cells.filter((c) => c.meta.title.includes('win2'))).to.deep.equal(touching);
-    // Today's greps still select their rows.
+    // Today's greps still select their rows, and the Service features' (pod-to-nodeport, the
+    // health-check node port, a Local policy, one port for TCP and UDP, names) theirs too.
     const count = (word: string) => titles.filter((t) => t.includes(word)).length;
-    expect(count('nodeport')).to.equal(20);
-    expect(count('local')).to.equal(5);
+    expect(count('nodeport')).to.equal(20 + 50 + 10);
+    expect(count('local')).to.equal(5 + 10 + 10);
     expect(count('host-network')).to.equal(25 + 25 + 10 + 5);
     expect(count('outbound-nat')).to.equal(5);
-    expect(count('cross-node')).to.equal(160);
+    expect(count('cross-node')).to.equal(160 + 40);
     expect(count('icmp')).to.equal(25 + 5);
-    expect(count('udp')).to.equal(75);
+    expect(count('udp')).to.equal(75 + 10);
     expect(count('hairpin')).to.equal(10);
     expect(count('churn')).to.equal(40);
-    expect(count('tcp')).to.equal(5);
-    expect(titles.filter((t) => /dns/.test(t))).to.have.length(25 + 25 + 10 + 10 + 5 + 15 + 5);
+    expect(count('tcp')).to.equal(5 + 10);
+    expect(titles.filter((t) => /dns/.test(t))).to.have.length(
+      25 + 25 + 10 + 10 + 5 + 15 + 5 + 5 + 5,
+    );
   });
 
   it('skips with a reason what a lab with one Windows node cannot host', () => {
@@ -190,9 +215,16 @@ describe('matrix expansion', () => {
       'pod-to-host-network/windows-to-windows/cross-node/none/none/ip',
       'nodeport-local-none/external-to-windows-node/none/node-ip',
       'icmp/windows-to-windows/cross-node/none/none/ip',
+      'affinity/linux-to-windows/sticky/none/cluster-ip',
+      'affinity/linux-to-windows/timeout/none/cluster-ip',
+      'affinity/windows-to-windows/sticky/none/cluster-ip',
+      'affinity/windows-to-windows/timeout/none/cluster-ip',
     ]);
     expect(skipped[0]!.skip).to.equal('needs two windows nodes; the lab has 1 windows node');
-    expect(skipped.at(-2)!.skip).to.equal('needs two windows nodes; the lab has 1 windows node');
+    expect(skipped.at(-6)!.skip).to.equal('needs two windows nodes; the lab has 1 windows node');
+    expect(skipped.at(-1)!.skip).to.equal(
+      'needs two windows endpoints to tell a sticky Service from one that is not; the lab has 1 windows node',
+    );
   });
 
   it('keeps Windows rows as skipped cells on a Linux-only lab instead of dropping them', () => {

@@ -8,6 +8,9 @@ import { icmp, hostNetworkPods, podToPod } from './pair-cells.ts';
 import { hairpin, hostNetworkToService, podToService } from './service-cells.ts';
 import { hostNetworkToOwnNodePort, nodePort, nodePortLocal } from './nodeport-cells.ts';
 import { churn } from './churn-cells.ts';
+import { affinity, dualProtocol, internalLocal, podToNodePort } from './feature-cells.ts';
+import { healthCheckNodePort, reachFromPods } from './reach-cells.ts';
+import { internalTrafficPolicyGap } from '../model/service-features.ts';
 import type { MatrixRow } from './rows.ts';
 import { FULL_MESH, type Mesh } from './mesh.ts';
 import { DEFAULT_PERF, perfCells, type PerfRow, type PerfSettings } from './perf-cells.ts';
@@ -126,12 +129,19 @@ function dnsTcp(
   });
 }
 
+/** What the lab says of itself that decides whether it can host a row at all. */
+export interface LabFeatures {
+  /** The cluster's Kubernetes version (`v1.20.2`, `1.30.4`); unknown: every feature is assumed. */
+  kubernetesVersion?: string;
+}
+
 /** Every cell of the matrix for this lab, in a stable order; cross-node pairs as `mesh` takes them. */
 export function expandCells(
   rows: readonly MatrixRow[],
   nodes: readonly SuiteNode[],
   mesh: Mesh = FULL_MESH,
   perf: PerfSettings = DEFAULT_PERF,
+  lab: LabFeatures = {},
 ): CellPlan[] {
   const perfRows = rows.filter((r): r is PerfRow => r.kind === 'perf');
   return rows.flatMap((row, i) => {
@@ -174,6 +184,19 @@ export function expandCells(
         return dnsTcp(row, nodes);
       case 'churn':
         return churn(row, nodes);
+      case 'pod-to-nodeport':
+        return podToNodePort(row, nodes, mesh);
+      case 'affinity':
+        return affinity(row, nodes);
+      case 'dual-protocol':
+        return dualProtocol(row, nodes);
+      case 'internal-local':
+        return internalLocal(row, nodes, internalTrafficPolicyGap(lab.kubernetesVersion));
+      case 'health-check-nodeport':
+        return healthCheckNodePort(row, nodes);
+      case 'external-name':
+      case 'pod-to-apiserver':
+        return reachFromPods(row, nodes);
     }
   });
 }

@@ -147,6 +147,60 @@ export type MatrixRow =
        */
       kind: 'dns-tcp';
       from: Os;
+    }
+  | {
+      /**
+       * A pod on every node of `from` → the NodePort of the Service backed by pods of `to`, via its
+       * own node's address (same-node) and via every other node's (cross-node), every endpoint
+       * answering; the backend sees the node that masqueraded, so only who answered counts.
+       */
+      kind: 'pod-to-nodeport';
+      from: Os;
+      to: Os;
+    }
+  | {
+      /**
+       * sessionAffinity ClientIP to the `to` pods from a pod on every node of `from`: N new
+       * connections all reach one endpoint (`sticky`); with a short timeoutSeconds, N before and N
+       * after it expired each reach one endpoint, which may differ (`timeout`).
+       */
+      kind: 'affinity';
+      from: Os;
+      to: Os;
+    }
+  | {
+      /** One Service port number carrying TCP and UDP: each protocol from every node, every endpoint. */
+      kind: 'dual-protocol';
+      from: Os;
+      to: Os;
+    }
+  | {
+      /**
+       * internalTrafficPolicy Local: from a node with an endpoint only that endpoint answers; from
+       * a node without one nothing does.
+       */
+      kind: 'internal-local';
+      from: Os;
+      to: Os;
+    }
+  | {
+      /**
+       * The outside world → every node's health-check node port of the `to` Service (type
+       * LoadBalancer, externalTrafficPolicy Local): 200 and the local endpoint count where the
+       * node has one, 503 where it has none.
+       */
+      kind: 'health-check-nodeport';
+      to: Os;
+    }
+  | {
+      /**
+       * A pod on every node of `from` → an ExternalName Service's name, a CNAME to a name the
+       * cluster DNS answers with the external echo's address, and a connection there
+       * (`external-name`); TCP and TLS to the API server through the kubernetes Service, whose
+       * endpoint is a node's own address, and an HTTP answer (`pod-to-apiserver`).
+       */
+      kind: 'external-name' | 'pod-to-apiserver';
+      from: Os;
     };
 
 const BOTH = ['ip', 'dns'] as const;
@@ -161,6 +215,26 @@ function osPairs(kind: 'host-network-to-pod' | 'pod-to-host-network' | 'icmp'): 
   ];
 }
 const SERVICE_VIAS = ['cluster-ip', 'dns'] as const;
+
+/** The Service-feature rows (DESIGN §13), from every OS to each OS's Service where there is one. */
+function serviceFeatures(): MatrixRow[] {
+  const pairs = (kind: 'pod-to-nodeport' | 'affinity' | 'dual-protocol' | 'internal-local') =>
+    (['linux', 'windows'] as const).flatMap((from) =>
+      (['linux', 'windows'] as const).map((to): MatrixRow => ({ kind, from, to })),
+    );
+  return [
+    ...pairs('pod-to-nodeport'),
+    ...pairs('affinity'),
+    { kind: 'health-check-nodeport', to: 'linux' },
+    { kind: 'health-check-nodeport', to: 'windows' },
+    { kind: 'external-name', from: 'linux' },
+    { kind: 'external-name', from: 'windows' },
+    ...pairs('dual-protocol'),
+    { kind: 'pod-to-apiserver', from: 'linux' },
+    { kind: 'pod-to-apiserver', from: 'windows' },
+    ...pairs('internal-local'),
+  ];
+}
 
 export const MATRIX: readonly MatrixRow[] = [
   {
@@ -250,6 +324,7 @@ export const MATRIX: readonly MatrixRow[] = [
   { kind: 'dns', from: 'windows', lookup: 'search-list' },
   { kind: 'dns-tcp', from: 'linux' },
   { kind: 'dns-tcp', from: 'windows' },
+  ...serviceFeatures(),
   { kind: 'churn', from: 'linux', to: 'linux' },
   { kind: 'churn', from: 'windows', to: 'linux' },
   { kind: 'churn', from: 'linux', to: 'windows' },

@@ -15,8 +15,26 @@ export type Check =
   | { kind: 'bytes'; expect: number }
   /** Any 2xx answer will do. */
   | { kind: 'responds' }
-  /** The answer's body must be exactly this (a /hostname: the right server answered). */
-  | { kind: 'body'; expect: string }
+  /**
+   * The answer's body must be exactly this (a /hostname: the right server answered); with `peer`,
+   * the client must have connected to that address.
+   */
+  | { kind: 'body'; expect: string; peer?: string }
+  /**
+   * Any HTTP answer will do, a 401 or 403 too (the API server to a client without credentials);
+   * with `peer`, the client must have connected to that address.
+   */
+  | { kind: 'http-answer'; peer?: string }
+  /**
+   * Session affinity: the sweep's answers, in consecutive runs of these lengths (one run, or two
+   * around a pause), each came from one endpoint of `expect`; the runs may differ.
+   */
+  | { kind: 'same-endpoint'; expect: string[]; runs: number[] }
+  /**
+   * kube-proxy's health-check node port: this HTTP status, and its JSON naming `service`
+   * (`namespace/name`) with this many local endpoints.
+   */
+  | { kind: 'health-check'; status: number; service: string; localEndpoints: number }
   /**
    * Every endpoint (pod hostname) in `expect` answered an `endpoints` sweep, every request of it
    * succeeded, and with `source` every endpoint saw that client address; with `only`, no other
@@ -35,6 +53,17 @@ export interface ProbeSpec {
   from: string;
   request: ProbeRequest;
   check: Check;
+  /**
+   * This probe's bound instead of the run's (PROBE_TIMEOUT_MS): where nothing may answer, a first
+   * SYN left unanswered for a second is the drop the check looks for (an answer takes milliseconds).
+   */
+  timeoutMs?: number;
+  /**
+   * A second request (`request`, else the same once more), `afterMs` after the first one ended
+   * (the runner does not hold a probe slot meanwhile); the check judges both replies' answers in
+   * order.
+   */
+  again?: { afterMs: number; request?: ProbeRequest };
 }
 
 export interface CellPlan {

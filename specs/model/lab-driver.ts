@@ -4,6 +4,7 @@ import type { ProbeSpec } from './cell-plan.ts';
 import type { PathEvidence } from '../../lab/cluster/path-evidence.ts';
 import type { ChurnStep, Os, PerfMeasure, PerfNetwork } from '../../lab/contracts/cells.ts';
 import type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
+import type { FeatureServices } from './service-features.ts';
 
 export type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
 
@@ -81,6 +82,11 @@ export interface Workloads {
   /** One per OS with nodes: its churn Service (specs/model/churn.ts), by ClusterIP. */
   churn: { os: Os; name: string; clusterIP: string; port: number }[];
   /**
+   * The Services of the Service-feature rows (specs/model/service-features.ts); absent where a
+   * driver deployed none (their cells then fail, naming what is missing).
+   */
+  features?: FeatureServices;
+  /**
    * The address probes from outside the cluster leave from: what a backend sees of them when
    * nothing on the way SNATs.
    */
@@ -93,6 +99,7 @@ export interface Workloads {
 
 /** One request a probe makes; the same on every driver. */
 export type ProbeRequest =
+  /** GET URL (`http://` or `https://`; TLS without checking the server's certificate). */
   | { kind: 'http'; url: string }
   /** `port`: where the looked-up Service answers (drivers that look up with an HTTP client connect there); default 80. */
   | { kind: 'dns'; name: string; port?: number }

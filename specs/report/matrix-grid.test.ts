@@ -96,6 +96,13 @@ describe('report: matrix grid', function () {
       'icmp-outbound by node',
       'dns by node',
       'dns-tcp by node',
+      'pod-to-nodeport by node',
+      'affinity by node',
+      'health-check-nodeport by node',
+      'external-name by node',
+      'dual-protocol by node',
+      'pod-to-apiserver by node',
+      'internal-local by node',
       'churn by node',
     ]);
     const p2p = grids[0]!;

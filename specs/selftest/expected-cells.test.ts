@@ -61,7 +61,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
   const hybrid = lab('1-2-2');
 
   it('the default lab expands to the mesh the expectations below are written against', () => {
-    expect(ids(hybrid, /./)).to.have.length(345);
+    expect(ids(hybrid, /./)).to.have.length(470);
   });
 
   it('NodePort rules removed on win1: exactly its NodePort cells, Local policy and its own included', () => {
@@ -71,6 +71,11 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
         'nodeport/external-to-windows-node/win1/node-ip',
         'nodeport-udp/external-to-windows-node/win1/node-ip',
         'nodeport-local/external-to-windows-node/win1/node-ip',
+        // Every node's pod through win1's address: refused there too.
+        ...ids(
+          hybrid,
+          /^pod-to-nodeport\/[a-z]+-to-[a-z]+\/(same-node\/win1|cross-node\/[a-z0-9]+\/win1)\//,
+        ),
       ],
       may: [],
     });
@@ -79,6 +84,10 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
       'host-network-to-own-nodeport/windows/win2/node-ip',
       'nodeport/external-to-windows-node/win2/node-ip',
       'nodeport-udp/external-to-windows-node/win2/node-ip',
+      ...ids(
+        hybrid,
+        /^pod-to-nodeport\/[a-z]+-to-[a-z]+\/(same-node\/win2|cross-node\/[a-z0-9]+\/win2)\//,
+      ),
     ]);
   });
 
@@ -95,7 +104,8 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
   it('DNS stopped: every cell that resolves a name, from every node', () => {
     const must = expected(hybrid, 'dns-stopped').must;
     expect(must).to.deep.equal(ids(hybrid, /\/dns$/));
-    expect(must).to.have.length(95);
+    // The ExternalName cells and the API server by name included.
+    expect(must).to.have.length(95 + 5 + 5);
   });
 
   it('route to win1 removed: its pod paths both ways, its lookups, every Service and NodePort with an endpoint across the cut', () => {
@@ -117,11 +127,29 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
         '^churn/windows-to-linux/(backend-deleted|backend-recreated|scaled-back)/win1/',
         '^churn/windows-to-windows/(backend-recreated|scaled-back)/win1/',
         '^churn/[a-z]+-to-windows/(backend-deleted|backend-recreated|scaled-back)/(cp1|lin1|lin2|win2)/',
+        // One port for TCP and UDP, as any Service; NodePorts through win1 (its VTEP address) and
+        // through every node to the Windows Service (an endpoint on win1).
+        '^dual-protocol/windows-to-[a-z]+/[a-z]+/win1/',
+        '^dual-protocol/[a-z]+-to-windows/',
+        '^pod-to-nodeport/[a-z]+-to-windows/',
+        '^pod-to-nodeport/[a-z]+-to-linux/cross-node/[a-z0-9]+/win1/',
+        '^pod-to-nodeport/[a-z]+-to-linux/same-node/win1/',
+        // Sticky to an endpoint across the cut whichever it is: win1 to the Linux Service.
+        '^affinity/windows-to-linux/[a-z]+/win1/',
+        // Windows pods forward Local traffic (the expected failure) to endpoints across the cut.
+        '^internal-local/windows-to-linux/no-endpoint/win1/',
+        '^internal-local/windows-to-windows/no-endpoint/win2/',
+        // win1's pods reach the API server unSNATed: the reply needs the route to win1's pods.
+        '^pod-to-apiserver/windows/win1/',
+        '^external-name/windows/win1/',
       ].join('|'),
     );
     expect(expected(hybrid, 'pod-route-removed')).to.deep.equal({
       must: ids(hybrid, must),
-      may: [],
+      may: ids(
+        hybrid,
+        /^affinity\/windows-to-windows\/[a-z]+\/win1\/|^affinity\/[a-z]+-to-windows\/[a-z]+\/(cp1|lin1|lin2|win2)\//,
+      ),
     });
   });
 
@@ -151,7 +179,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'clusterip-rules-removed').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-pod(-udp)?\/linux-to-[a-z]+\/(same|cross)-node\/lin1\/.*dns$|^pod-to-service(-udp)?\/linux-to-[a-z]+\/lin1\/|^hairpin\/linux\/lin1\/|^host-network-to-service\/linux-to-[a-z]+\/lin1\/|^dns\/[a-z-]+\/linux\/lin1\/|^dns-tcp\/linux\/lin1\/|^churn\/linux-to-[a-z]+\/[a-z-]+\/lin1\//,
+        /^pod-to-pod(-udp)?\/linux-to-[a-z]+\/(same|cross)-node\/lin1\/.*dns$|^pod-to-service(-udp)?\/linux-to-[a-z]+\/lin1\/|^hairpin\/linux\/lin1\/|^host-network-to-service\/linux-to-[a-z]+\/lin1\/|^dns\/[a-z-]+\/linux\/lin1\/|^dns-tcp\/linux\/lin1\/|^churn\/linux-to-[a-z]+\/[a-z-]+\/lin1\/|^(affinity|dual-protocol)\/linux-to-[a-z]+\/[a-z]+\/lin1\/|^(external-name|pod-to-apiserver)\/linux\/lin1\/|^internal-local\/linux-to-linux\/has-endpoint\/lin1\//,
       ),
     );
   });
@@ -175,6 +203,9 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
       'icmp-outbound/linux/cp1/ip',
       'icmp-outbound/linux/lin1/ip',
       'icmp-outbound/linux/lin2/ip',
+      'external-name/linux/lin1/dns',
+      'external-name/linux/lin2/dns',
+      'external-name/linux/cp1/dns',
     ]);
   });
 
@@ -199,7 +230,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'exception-list-no-service-cidr').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/windows-to-|^churn\/windows-to-[a-z]+\/(backend-deleted|backend-recreated|scaled-back)\//,
+        /^pod-to-service(-udp)?\/windows-to-|^dual-protocol\/windows-to-|^churn\/windows-to-[a-z]+\/(backend-deleted|backend-recreated|scaled-back)\//,
       ),
     );
   });
@@ -208,7 +239,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'windows-endpoints-blackholed').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/|^host-network-to-service\/[a-z]+-to-windows\/|^nodeport(-udp|-local)?\/external-to-windows-node\/|^churn\/[a-z]+-to-windows\/(backend-deleted|backend-recreated|scaled-back)\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/|^host-network-to-service\/[a-z]+-to-windows\/|^nodeport(-udp|-local)?\/external-to-windows-node\/|^churn\/[a-z]+-to-windows\/(backend-deleted|backend-recreated|scaled-back)\/|^(pod-to-nodeport|affinity|dual-protocol)\/[a-z]+-to-windows\/|^internal-local\/windows-to-windows\//,
       ),
     );
   });
@@ -217,21 +248,22 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'node-endpoint-blackholed', 'win2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/win2\/|^host-network-to-service\/[a-z]+-to-windows\/|^nodeport(-udp)?\/external-to-windows-node\/|^churn\/[a-z]+-to-windows\/(backend-recreated|scaled-back)\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-windows\/|^hairpin\/windows\/win2\/|^host-network-to-service\/[a-z]+-to-windows\/|^nodeport(-udp)?\/external-to-windows-node\/|^churn\/[a-z]+-to-windows\/(backend-recreated|scaled-back)\/|^(pod-to-nodeport|dual-protocol)\/[a-z]+-to-windows\//,
       ),
-      may: [],
+      // The affinity cells stick to win2's endpoint by chance.
+      may: ids(hybrid, /^affinity\/[a-z]+-to-windows\//),
     });
     expect(expected(hybrid, 'node-endpoint-blackholed', 'lin2').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/lin2\/|^host-network-to-service\/[a-z]+-to-linux\/|^host-network-to-own-nodeport\/linux\/|^nodeport(-udp)?\/external-to-linux-node\/|^churn\/[a-z]+-to-linux\/(backend-recreated|scaled-back)\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/lin2\/|^host-network-to-service\/[a-z]+-to-linux\/|^host-network-to-own-nodeport\/linux\/|^nodeport(-udp)?\/external-to-linux-node\/|^churn\/[a-z]+-to-linux\/(backend-recreated|scaled-back)\/|^(pod-to-nodeport|dual-protocol)\/[a-z]+-to-linux\//,
       ),
     );
     // cp1 also hosts the cluster DNS pod: the kube-dns Service's one endpoint is gone too.
     expect(expected(hybrid, 'node-endpoint-blackholed', 'cp1').must).to.deep.equal(
       ids(
         hybrid,
-        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/cp1\/|^host-network-to-service\/[a-z]+-to-linux\/|^host-network-to-own-nodeport\/linux\/|^nodeport(-udp)?\/external-to-linux-node\/|^nodeport-local\/external-to-linux-node\/cp1\/|\/dns$|^churn\/[a-z]+-to-linux\/(backend-deleted|backend-recreated|scaled-back)\//,
+        /^pod-to-service(-udp)?\/[a-z]+-to-linux\/|^hairpin\/linux\/cp1\/|^host-network-to-service\/[a-z]+-to-linux\/|^host-network-to-own-nodeport\/linux\/|^nodeport(-udp)?\/external-to-linux-node\/|^nodeport-local\/external-to-linux-node\/cp1\/|\/dns$|^churn\/[a-z]+-to-linux\/(backend-deleted|backend-recreated|scaled-back)\/|^(pod-to-nodeport|dual-protocol)\/[a-z]+-to-linux\/|^internal-local\/linux-to-linux\/has-endpoint\/cp1\//,
       ),
     );
   });
@@ -251,7 +283,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'pods-cut-from-other-os', 'win2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^(pod-to-pod|pod-to-pod-udp|large-response|icmp)\/windows-to-linux\/cross-node\/win2\/|^pod-to-pod(-udp)?\/windows-to-[a-z]+\/(same|cross)-node\/win2\/.*dns$|^pod-to-service(-udp)?\/windows-to-linux\/win2\/|^pod-to-service(-udp)?\/windows-to-windows\/win2\/dns$|^hairpin\/windows\/win2\/dns$|^dns\/[a-z-]+\/windows\/win2\/|^dns-tcp\/windows\/win2\/|^churn\/windows-to-linux\/(backend-deleted|backend-recreated|scaled-back)\/win2\//,
+        /^(pod-to-pod|pod-to-pod-udp|large-response|icmp)\/windows-to-linux\/cross-node\/win2\/|^pod-to-pod(-udp)?\/windows-to-[a-z]+\/(same|cross)-node\/win2\/.*dns$|^pod-to-service(-udp)?\/windows-to-linux\/win2\/|^pod-to-service(-udp)?\/windows-to-windows\/win2\/dns$|^hairpin\/windows\/win2\/dns$|^dns\/[a-z-]+\/windows\/win2\/|^dns-tcp\/windows\/win2\/|^churn\/windows-to-linux\/(backend-deleted|backend-recreated|scaled-back)\/win2\/|^(affinity|dual-protocol)\/windows-to-linux\/[a-z]+\/win2\/|^pod-to-nodeport\/windows-to-linux\/same-node\/win2\/|^internal-local\/windows-to-linux\/no-endpoint\/win2\/|^external-name\/windows\/win2\/|^pod-to-apiserver\/windows\/win2\/dns$/,
       ),
       may: [],
     });
@@ -263,7 +295,7 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'pods-cut-from-other-os', 'lin2').must).to.deep.equal(
       ids(
         hybrid,
-        /^(pod-to-pod|pod-to-pod-udp|large-response|icmp)\/linux-to-windows\/cross-node\/lin2\/|^pod-to-service(-udp)?\/linux-to-windows\/lin2\/|^churn\/linux-to-windows\/(backend-deleted|backend-recreated|scaled-back)\/lin2\//,
+        /^(pod-to-pod|pod-to-pod-udp|large-response|icmp)\/linux-to-windows\/cross-node\/lin2\/|^pod-to-service(-udp)?\/linux-to-windows\/lin2\/|^churn\/linux-to-windows\/(backend-deleted|backend-recreated|scaled-back)\/lin2\/|^(affinity|dual-protocol)\/linux-to-windows\/[a-z]+\/lin2\/|^pod-to-nodeport\/linux-to-windows\/same-node\/lin2\//,
       ),
     );
   });
@@ -272,11 +304,13 @@ describe("catalogue → expected cells on the suite's real cell ids", () => {
     expect(expected(hybrid, 'udp-to-pods-dropped', 'lin2')).to.deep.equal({
       must: ids(
         hybrid,
-        /^pod-to-pod-udp\/[a-z]+-to-[a-z]+\/(same-node\/lin2|cross-node\/lin2\/[a-z0-9]+|cross-node\/[a-z0-9]+\/lin2)\/|^pod-to-service-udp\/([a-z]+-to-linux\/|linux-to-windows\/lin2\/)|^nodeport-udp\/external-to-linux-node\//,
+        /^pod-to-pod-udp\/[a-z]+-to-[a-z]+\/(same-node\/lin2|cross-node\/lin2\/[a-z0-9]+|cross-node\/[a-z0-9]+\/lin2)\/|^pod-to-service-udp\/([a-z]+-to-linux\/|linux-to-windows\/lin2\/)|^nodeport-udp\/external-to-linux-node\/|^dual-protocol\/([a-z]+-to-linux\/udp\/|linux-to-windows\/udp\/lin2\/)/,
       ),
       may: [],
     });
-    expect(expected(hybrid, 'udp-to-pods-dropped', 'lin2').must).to.have.length(18 + 10 + 2 + 3);
+    expect(expected(hybrid, 'udp-to-pods-dropped', 'lin2').must).to.have.length(
+      18 + 10 + 2 + 3 + 6,
+    );
   });
 
   it('DNS over TCP dropped on win1, then on lin2: exactly the one lookup over TCP of that node', () => {

@@ -78,7 +78,9 @@ describe('a fault applied in the middle of a suite run (integration)', function 
         expectationOf(impact, cell),
         `${cell.cell} failed but the fault does not touch it`,
       ).to.not.equal('pass');
-      expect(cell.actual, cell.cell).to.equal('timeout');
+      // A cell expected to fail whose check wants no answer (internal-local on Windows) gets none.
+      const unanswered = cell.expected === 'ok' ? ['timeout'] : ['timeout', 'ok'];
+      expect(cell.actual, cell.cell).to.be.oneOf(unanswered);
       expect(cell.attempts, cell.cell).to.be.at.most(RETRIES + 1);
       expect(cell.durationMs, cell.cell).to.be.at.most(
         cell.attempts * (PROBE_TIMEOUT_MS + ATTEMPT_SLACK_MS),

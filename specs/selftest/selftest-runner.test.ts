@@ -47,6 +47,10 @@ function session(dir: string, runner: RecordingRunner): FaultSession {
       setIgnoresLocalPolicy: () => Promise.resolve(),
       keepsEndpoints: () => false,
       setKeepsEndpoints: () => Promise.resolve(),
+      proxyQuirks: () => [],
+      setProxyQuirks: () => Promise.resolve(),
+      bareCname: () => false,
+      setBareCname: () => Promise.resolve(),
     },
     dns: {
       running: () => Promise.resolve(dns),
@@ -120,11 +124,20 @@ function fakeSuite(
   };
 }
 
+/** The pod-to-nodeport cells that reach the NodePort through `node`'s address, from every pod. */
+function podsToNodePortOf(node: string): string[] {
+  return expandCells(MATRIX, plan.nodes)
+    .filter((c) => c.probe !== undefined && c.meta.row.startsWith('pod-to-nodeport/'))
+    .map((c) => c.meta.cell)
+    .filter((cell) => cell.endsWith(`/${node}/node-ip`));
+}
+
 /**
  * What the faults really break on the fixture lab (cp1, lin1: Linux; win1, win2: Windows), written
  * out by hand from what each does, not derived from the catalogue the runner judges with. NodePort
- * rules removed on a node: its NodePort cells, and its Local cell where it has a local endpoint
- * (win1, cp1); masquerade off on a Linux node: its pods' outbound NAT, TCP and ICMP.
+ * rules removed on a node: its NodePort cells (pods' too, through its address), and its Local cell
+ * where it has a local endpoint (win1, cp1); masquerade off on a Linux node: its pods' outbound
+ * NAT, TCP and ICMP, and the ExternalName (its CNAME leads to the external echo).
  */
 const BROKEN: Record<string, { cells: string[]; actual: CellResult['expected'] }> = {
   'nodeport-rules-removed-win1': {
@@ -134,6 +147,7 @@ const BROKEN: Record<string, { cells: string[]; actual: CellResult['expected'] }
       'nodeport/external-to-windows-node/win1/node-ip',
       'nodeport-udp/external-to-windows-node/win1/node-ip',
       'nodeport-local/external-to-windows-node/win1/node-ip',
+      ...podsToNodePortOf('win1'),
     ],
   },
   'nodeport-rules-removed-win2': {
@@ -142,6 +156,7 @@ const BROKEN: Record<string, { cells: string[]; actual: CellResult['expected'] }
       'host-network-to-own-nodeport/windows/win2/node-ip',
       'nodeport/external-to-windows-node/win2/node-ip',
       'nodeport-udp/external-to-windows-node/win2/node-ip',
+      ...podsToNodePortOf('win2'),
     ],
   },
   'nodeport-rules-removed-lin1': {
@@ -150,6 +165,7 @@ const BROKEN: Record<string, { cells: string[]; actual: CellResult['expected'] }
       'host-network-to-own-nodeport/linux/lin1/node-ip',
       'nodeport/external-to-linux-node/lin1/node-ip',
       'nodeport-udp/external-to-linux-node/lin1/node-ip',
+      ...podsToNodePortOf('lin1'),
     ],
   },
   'nodeport-rules-removed-cp1': {
@@ -159,15 +175,24 @@ const BROKEN: Record<string, { cells: string[]; actual: CellResult['expected'] }
       'nodeport/external-to-linux-node/cp1/node-ip',
       'nodeport-udp/external-to-linux-node/cp1/node-ip',
       'nodeport-local/external-to-linux-node/cp1/node-ip',
+      ...podsToNodePortOf('cp1'),
     ],
   },
   'masquerade-off-lin1': {
     actual: 'timeout',
-    cells: ['outbound-nat/linux/lin1/ip', 'icmp-outbound/linux/lin1/ip'],
+    cells: [
+      'outbound-nat/linux/lin1/ip',
+      'icmp-outbound/linux/lin1/ip',
+      'external-name/linux/lin1/dns',
+    ],
   },
   'masquerade-off-cp1': {
     actual: 'timeout',
-    cells: ['outbound-nat/linux/cp1/ip', 'icmp-outbound/linux/cp1/ip'],
+    cells: [
+      'outbound-nat/linux/cp1/ip',
+      'icmp-outbound/linux/cp1/ip',
+      'external-name/linux/cp1/dns',
+    ],
   },
 };
 

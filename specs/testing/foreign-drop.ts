@@ -3,6 +3,7 @@
  * nftables table on one node that drops one flow, and what its run must show.
  */
 import { expect } from 'chai';
+import type { Os } from '../../lab/contracts/cells.ts';
 import { isRed, type CellResult } from '../../lab/contracts/results-file.ts';
 import { CHURN_NOT_TRACED } from '../engine/evidence.ts';
 
@@ -22,13 +23,17 @@ export function foreignDropTable(rule: string, hook: 'forward' | 'output' = 'for
  */
 export function expectOnlyDroppedCells(
   cells: readonly CellResult[],
-  drop: { source: string; target: string; node: string; rule: string },
+  drop: { source: string; target: string; targetOs: Os; node: string; rule: string },
 ): CellResult[] {
   const red = cells.filter((c) => isRed(c.verdict));
   expect(red.length, 'some cells must turn red').to.be.greaterThan(0);
   for (const cell of red) {
     expect(cell.source.node, cell.cell).to.equal(drop.source);
-    expect(cell.target.node.split(','), cell.cell).to.include(drop.target);
+    // A pod-to-nodeport cell's target is the node it goes through; every pod of its Service's OS
+    // answers it, the dropped target among them when the OS is the target's.
+    const nodePortTo = /^pod-to-nodeport\/\w+-to-(\w+)\//.exec(cell.cell)?.[1];
+    if (nodePortTo !== undefined) expect(nodePortTo, cell.cell).to.equal(drop.targetOs);
+    else expect(cell.target.node.split(','), cell.cell).to.include(drop.target);
     expect(cell.evidence?.diedAt, cell.cell).to.equal(
       cell.cell.startsWith('churn/')
         ? CHURN_NOT_TRACED

@@ -16,6 +16,7 @@ import {
   V1EndpointSubset,
   V1Service,
   V1ServiceAccount,
+  V1ServicePort,
   V1ServiceSpec,
   V1Status,
   type CoreV1Event,
@@ -46,6 +47,8 @@ export class FakeCore implements CoreClient {
   readonly namespaces = new Map<string, V1Namespace>();
   readonly pods: V1Pod[] = [];
   readonly services: V1Service[] = [];
+  /** Endpoints created for Services without a selector. */
+  readonly endpoints: V1Endpoints[] = [];
   /** Warning events listNamespacedEvent returns (tests push recorded ones). */
   readonly events: CoreV1Event[] = [];
   readonly calls: string[] = [];
@@ -203,8 +206,8 @@ export class FakeCore implements CoreClient {
     const created = recorded(V1Service, body);
     (created.metadata ??= recorded(V1ObjectMeta, {})).namespace = namespace;
     const spec = (created.spec ??= recorded(V1ServiceSpec, {}));
-    // The churn Services are younger than the recordings: they get an address of their own.
-    const assigned = recordedService(name)?.spec ?? unrecordedChurnService(name);
+    // The churn and feature Services are younger than the recordings: addresses of their own.
+    const assigned = recordedService(name)?.spec ?? unrecordedService(name, body.spec);
     if (assigned === undefined) {
       return Promise.reject(
         new Error(`FakeCore: no recorded Service ${name} to copy addresses from`),
@@ -216,7 +219,19 @@ export class FakeCore implements CoreClient {
       const nodePort = assigned.ports?.[i]?.nodePort;
       if (nodePort !== undefined) port.nodePort = nodePort;
     });
+    if (assigned.healthCheckNodePort !== undefined)
+      spec.healthCheckNodePort = assigned.healthCheckNodePort;
     this.services.push(created);
+    return Promise.resolve(structuredClone(created));
+  };
+
+  /** Endpoints of a Service without a selector, as given (the API defaults nothing the suite reads). */
+  createNamespacedEndpoints: CoreClient['createNamespacedEndpoints'] = ({ namespace, body }) => {
+    const name = body.metadata?.name ?? '';
+    this.calls.push(`createNamespacedEndpoints ${namespace}/${name}`);
+    const created = recorded(V1Endpoints, body);
+    (created.metadata ??= recorded(V1ObjectMeta, {})).namespace = namespace;
+    this.endpoints.push(created);
     return Promise.resolve(structuredClone(created));
   };
 
@@ -283,10 +298,42 @@ export class FakeCore implements CoreClient {
   };
 }
 
-/** A ClusterIP for a churn Service (not in the recordings), outside the recorded addresses. */
-function unrecordedChurnService(name: string): V1ServiceSpec | undefined {
-  const at = ['churn-linux', 'churn-windows'].indexOf(name);
+/** Services the recordings do not have: the churn and Service-feature ones. */
+const UNRECORDED = [
+  'churn-linux',
+  'churn-windows',
+  'affinity-linux',
+  'affinity-windows',
+  'affinity-timeout-linux',
+  'affinity-timeout-windows',
+  'dual-linux',
+  'dual-windows',
+  'internal-local-linux',
+  'internal-local-windows',
+  'health-linux',
+  'health-windows',
+  'external-echo',
+  'external-name',
+];
+
+/**
+ * Addresses for a Service not in the recordings, outside the recorded ones, as v1.20 gives them:
+ * a ClusterIP (none for headless and ExternalName), node ports for a LoadBalancer, and a
+ * health-check node port for one with externalTrafficPolicy Local.
+ */
+function unrecordedService(name: string, asked?: V1ServiceSpec): V1ServiceSpec | undefined {
+  const at = UNRECORDED.indexOf(name);
   if (at < 0) return undefined;
-  const clusterIP = `10.96.250.${10 + at}`;
-  return recorded(V1ServiceSpec, { clusterIP, clusterIPs: [clusterIP] });
+  const none = asked !== undefined && (asked.clusterIP === 'None' || asked.type === 'ExternalName');
+  const clusterIP = none ? asked.clusterIP : `10.96.250.${10 + at}`;
+  const spec = recorded(V1ServiceSpec, {
+    ...(clusterIP === undefined ? {} : { clusterIP, clusterIPs: [clusterIP] }),
+  });
+  if (asked?.type === 'LoadBalancer') {
+    spec.ports = (asked.ports ?? []).map((p, i) =>
+      Object.assign(new V1ServicePort(), p, { nodePort: 32000 + at * 4 + i }),
+    );
+    if (asked.externalTrafficPolicy === 'Local') spec.healthCheckNodePort = 32500 + at;
+  }
+  return spec;
 }

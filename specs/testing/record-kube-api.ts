@@ -168,6 +168,7 @@ function tapCore(real: CoreClient, tape: Tape): CoreClient {
     readNamespacedService: wrap('readNamespacedService'),
     readNamespacedServiceAccount: wrap('readNamespacedServiceAccount'),
     readNamespacedEndpoints: wrap('readNamespacedEndpoints'),
+    createNamespacedEndpoints: wrap('createNamespacedEndpoints'),
   };
 }
 
@@ -406,7 +407,9 @@ async function main(): Promise<void> {
     })),
     outsideAddress: '192.0.2.2',
     // An echo "the lab runs": the recorder starts none.
-    echo: { lab: { address: '192.0.2.1', port: 8099 } },
+    echo: { lab: { address: '192.0.2.1', port: 8099, hostname: 'external' } },
+    // The cluster's version decides; the recordings are of v1.20.2, which has no such field.
+    features: { internalLocal: false, affinityTimeoutSeconds: 10 },
     keepNamespace: false,
     log,
     podsReadyTimeoutMs: 180_000,

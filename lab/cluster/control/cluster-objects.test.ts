@@ -8,7 +8,7 @@ import {
   allocatePodIp,
   checkServiceSpec,
 } from './cluster-objects.ts';
-import type { ClusterState, PodRecord } from './cluster-state.ts';
+import type { ClusterState, PodRecord, ServiceSpec } from './cluster-state.ts';
 import { fixturePlan } from '../../testing/fixture-plan.ts';
 
 const plan = fixturePlan();
@@ -85,6 +85,44 @@ describe('emulated cluster objects', () => {
       checkServiceSpec(state, { ...spec, name: 'kubernetes' });
     }).to.throw(/already exists/);
   });
+
+  it('checks the Service-feature fields as the API does, naming each', () => {
+    const http = { name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' as const };
+    const base = { name: 'f', namespace: 'ns', type: 'ClusterIP' as const, selector: { a: 'b' } };
+    const bad = (extra: object, message: RegExp) => {
+      expect(() => {
+        checkServiceSpec(state, { ...base, ports: [http], ...extra });
+      }).to.throw(message);
+    };
+    bad({ sessionAffinity: 'Sticky' }, /service f sessionAffinity: expected None\|ClientIP/);
+    bad(
+      { affinityTimeoutSeconds: 5 },
+      /affinityTimeoutSeconds: only with sessionAffinity ClientIP/,
+    );
+    bad({ sessionAffinity: 'ClientIP', affinityTimeoutSeconds: 0 }, /0 is not 1\.\.86400/);
+    bad({ internalTrafficPolicy: 'Node' }, /internalTrafficPolicy: expected Cluster\|Local/);
+    bad({ type: 'ExternalName' }, /externalName: given exactly for type ExternalName/);
+    bad({ externalName: 'x.example' }, /externalName: given exactly for type ExternalName/);
+    bad({ type: 'ExternalName', externalName: 'Not A Name' }, /'Not A Name' is not a DNS name/);
+    bad({ endpoints: ['10.0.0.1'] }, /endpoints: only a Service without a selector/);
+    bad({ selector: {}, endpoints: ['nope'] }, /endpoints: not IPv4 addresses: nope/);
+    bad(
+      { externalTrafficPolicy: 'Local' },
+      /Local needs type NodePort or LoadBalancer, not ClusterIP/,
+    );
+    // What the suite deploys passes.
+    for (const ok of [
+      { sessionAffinity: 'ClientIP', affinityTimeoutSeconds: 1 },
+      { internalTrafficPolicy: 'Local' },
+      { type: 'LoadBalancer', externalTrafficPolicy: 'Local' },
+      { type: 'ExternalName', externalName: 'echo.ns.svc.cluster.local', ports: [], selector: {} },
+      { type: 'Headless', selector: {}, endpoints: ['198.51.100.1'] },
+    ]) {
+      expect(() => {
+        checkServiceSpec(state, { ...base, ports: [http], ...ok } as unknown as ServiceSpec);
+      }, JSON.stringify(ok)).to.not.throw();
+    }
+  });
 });
 
 describe('cluster DNS', () => {
@@ -111,6 +149,35 @@ describe('cluster DNS', () => {
         'kube-dns.kube-system.svc.cluster.local': ['10.96.0.10'],
       },
     });
+  });
+
+  it("answers an ExternalName Service with a CNAME, a selector-less one with its Endpoints; bare CNAMEs to one node's pods", () => {
+    const state = initialState(plan, echo);
+    state.services.push(
+      {
+        name: 'echo',
+        namespace: 'ns',
+        type: 'Headless',
+        selector: {},
+        ports: [],
+        staticEndpoints: ['198.51.100.1'],
+      },
+      {
+        name: 'ext',
+        namespace: 'ns',
+        type: 'ExternalName',
+        selector: {},
+        ports: [],
+        externalName: 'echo.ns.svc.cluster.local',
+      },
+    );
+    const zone = clusterZone(plan, state);
+    expect(zone.records['echo.ns.svc.cluster.local']).to.deep.equal(['198.51.100.1']);
+    expect(zone.records['ext.ns.svc.cluster.local']).to.equal(undefined);
+    expect(zone.aliases).to.deep.equal({ 'ext.ns.svc.cluster.local': 'echo.ns.svc.cluster.local' });
+    expect(zone.bareCnameClients).to.equal(undefined);
+    state.bareCnameNodes = ['win1'];
+    expect(clusterZone(plan, state).bareCnameClients).to.deep.equal(['10.244.2.0/24']);
   });
 
   it('gives Linux pods kubelet resolv.conf', () => {

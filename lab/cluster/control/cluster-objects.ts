@@ -1,6 +1,6 @@
 /** Validation, deterministic address allocation and endpoint selection for the emulated cluster. */
 import { ProviderError } from '../../errors.ts';
-import { nthAddress, parseCidr, size, type Cidr } from '../../net/ipv4.ts';
+import { isIpv4, nthAddress, parseCidr, size, type Cidr } from '../../net/ipv4.ts';
 import type { LabPlan, PlannedNode } from '../../plan/lab-plan.ts';
 import type {
   ClusterState,
@@ -69,15 +69,16 @@ export function checkServiceSpec(state: ClusterState, spec: ServiceSpec): void {
   if (findService(state, spec.namespace, spec.name) !== undefined) {
     throw new ProviderError(`service ${spec.namespace}/${spec.name} already exists`);
   }
-  if (spec.ports.length === 0 && spec.type !== 'Headless')
+  if (spec.ports.length === 0 && spec.type !== 'Headless' && spec.type !== 'ExternalName')
     throw new ProviderError(`service ${spec.name}: needs at least one port`);
   const policy: string | undefined = spec.externalTrafficPolicy; // untyped JSON, as for protocols
   if (policy !== undefined && policy !== 'Cluster' && policy !== 'Local')
     throw new ProviderError(`service ${spec.name} externalTrafficPolicy: expected Cluster|Local`);
-  if (policy === 'Local' && spec.type !== 'NodePort')
+  if (policy === 'Local' && !hasNodePorts(spec.type))
     throw new ProviderError(
-      `service ${spec.name} externalTrafficPolicy: Local needs type NodePort, not ${spec.type}`,
+      `service ${spec.name} externalTrafficPolicy: Local needs type NodePort or LoadBalancer, not ${spec.type}`,
     );
+  checkFeatureFields(spec);
   const seen = new Set<string>();
   for (const [i, port] of spec.ports.entries()) {
     const where = `service ${spec.name} ports[${i}]`;
@@ -91,11 +92,52 @@ export function checkServiceSpec(state: ClusterState, spec: ServiceSpec): void {
     const protocol: string = port.protocol; // callers may hand in untyped JSON
     if (protocol !== 'TCP' && protocol !== 'UDP')
       throw new ProviderError(`${where}.protocol: expected TCP|UDP`);
-    if (port.nodePort !== undefined && spec.type !== 'NodePort')
-      throw new ProviderError(`${where}.nodePort: only NodePort services have one`);
+    if (port.nodePort !== undefined && !hasNodePorts(spec.type))
+      throw new ProviderError(
+        `${where}.nodePort: only NodePort and LoadBalancer services have one`,
+      );
     const key = `${port.port}/${port.protocol}`;
     if (seen.has(key)) throw new ProviderError(`${where}: ${key} given twice`);
     seen.add(key);
+  }
+}
+
+/** Whether Services of `type` get node ports. */
+export function hasNodePorts(type: ServiceSpec['type']): boolean {
+  return type === 'NodePort' || type === 'LoadBalancer';
+}
+
+/** Session affinity, internalTrafficPolicy, ExternalName and selector-less Endpoints, as the API checks them. */
+function checkFeatureFields(spec: ServiceSpec): void {
+  const where = `service ${spec.name}`;
+  const affinity: string | undefined = spec.sessionAffinity;
+  if (affinity !== undefined && affinity !== 'None' && affinity !== 'ClientIP')
+    throw new ProviderError(`${where} sessionAffinity: expected None|ClientIP`);
+  const timeout = spec.affinityTimeoutSeconds;
+  if (timeout !== undefined) {
+    if (affinity !== 'ClientIP')
+      throw new ProviderError(
+        `${where} affinityTimeoutSeconds: only with sessionAffinity ClientIP`,
+      );
+    if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400)
+      throw new ProviderError(`${where} affinityTimeoutSeconds: ${timeout} is not 1..86400`);
+  }
+  const internal: string | undefined = spec.internalTrafficPolicy;
+  if (internal !== undefined && internal !== 'Cluster' && internal !== 'Local')
+    throw new ProviderError(`${where} internalTrafficPolicy: expected Cluster|Local`);
+  if ((spec.type === 'ExternalName') !== (spec.externalName !== undefined))
+    throw new ProviderError(`${where} externalName: given exactly for type ExternalName`);
+  if (
+    spec.externalName !== undefined &&
+    !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(spec.externalName)
+  )
+    throw new ProviderError(`${where} externalName: '${spec.externalName}' is not a DNS name`);
+  if (spec.endpoints !== undefined) {
+    if (Object.keys(spec.selector).length > 0)
+      throw new ProviderError(`${where} endpoints: only a Service without a selector has its own`);
+    const bad = spec.endpoints.filter((ip) => !isIpv4(ip));
+    if (bad.length > 0)
+      throw new ProviderError(`${where} endpoints: not IPv4 addresses: ${bad.join(', ')}`);
   }
 }
 
@@ -137,8 +179,10 @@ export function allocateNodePort(
   requested?: number,
 ): number {
   const { min, max } = plan.kubernetes.nodePortRange;
-  for (const svc of state.services)
+  for (const svc of state.services) {
     for (const p of svc.ports) if (p.nodePort !== undefined) taken.add(p.nodePort);
+    if (svc.healthCheckNodePort !== undefined) taken.add(svc.healthCheckNodePort);
+  }
   if (requested !== undefined) {
     if (requested < min || requested > max)
       throw new ProviderError(`nodePort ${requested} is outside ${min}-${max}`);

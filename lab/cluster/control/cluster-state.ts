@@ -19,7 +19,7 @@ import { ProviderError } from '../../errors.ts';
 import { processAlive } from '../../exec/process-alive.ts';
 import { pollFor } from '../../wait/poll.ts';
 
-export type ServiceType = 'ClusterIP' | 'NodePort' | 'Headless';
+export type ServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer' | 'Headless' | 'ExternalName';
 export type Protocol = 'TCP' | 'UDP';
 
 export interface ServicePort {
@@ -38,10 +38,21 @@ export interface ServiceSpec {
   selector: Record<string, string>;
   ports: ServicePort[];
   /**
-   * NodePort Services: `Local` sends outside traffic only to endpoints on the node it arrived at,
-   * keeping the client's address; a node without one does not forward it. Default `Cluster`.
+   * NodePort and LoadBalancer Services: `Local` sends outside traffic only to endpoints on the
+   * node it arrived at, keeping the client's address; a node without one does not forward it.
+   * Default `Cluster`. A LoadBalancer Service with `Local` gets a health-check node port.
    */
   externalTrafficPolicy?: 'Cluster' | 'Local';
+  /** `ClientIP`: a client's new connections go to the endpoint its last one went to. Default `None`. */
+  sessionAffinity?: 'None' | 'ClientIP';
+  /** sessionAffinityConfig.clientIP.timeoutSeconds: how long an idle client stays; default 10800. */
+  affinityTimeoutSeconds?: number;
+  /** `Local`: traffic from inside the cluster goes only to endpoints on its own node. Default `Cluster`. */
+  internalTrafficPolicy?: 'Cluster' | 'Local';
+  /** ExternalName Services: the name this Service's name is a CNAME of. */
+  externalName?: string;
+  /** Services without a selector: their Endpoints' addresses. */
+  endpoints?: string[];
 }
 
 export interface ServiceRecord extends ServiceSpec {
@@ -49,9 +60,19 @@ export interface ServiceRecord extends ServiceSpec {
   clusterIP?: string;
   /** Created by the lab itself (kubernetes, kube-dns); user calls cannot delete it. */
   system?: boolean;
-  /** Endpoints that are not pods (the API server's node address). */
+  /** Endpoints that are not pods (the API server's node address, a selector-less Service's). */
   staticEndpoints?: string[];
+  /** LoadBalancer Services with externalTrafficPolicy Local: where every node's kube-proxy reports its local endpoints. */
+  healthCheckNodePort?: number;
 }
+
+/**
+ * What a node's kube-proxy gets wrong (fault injection): ClientIP affinity programmed as None,
+ * internalTrafficPolicy Local as Cluster, every endpoint counted as local in its health checks,
+ * and a Service's ports keyed by number alone (the second protocol on a number is left out).
+ */
+export type KubeProxyQuirk =
+  'ignores-affinity' | 'ignores-internal-policy' | 'counts-all-endpoints' | 'ports-by-number';
 
 export interface PodSpec {
   name: string;
@@ -94,7 +115,13 @@ export interface ClusterState {
    * Hash of what was last applied per node (iptables) and to the zone, to skip no-op syncs; per
    * node, the UDP Service flows its rules sent to each endpoint (see cluster-sync.ts).
    */
-  applied: { rules: Record<string, string>; zone: string; udpFlows?: Record<string, string[]> };
+  applied: {
+    rules: Record<string, string>;
+    zone: string;
+    udpFlows?: Record<string, string[]>;
+    /** Per node, the hash of its health-check server's configuration. */
+    health?: Record<string, string>;
+  };
   /**
    * Per node, the nodes whose workload endpoints that node's kube-proxy leaves out of its Service
    * rules (a stale view: fault injection). Absent or empty: it programs every endpoint.
@@ -102,6 +129,14 @@ export interface ClusterState {
   staleProxy?: Record<string, string[]>;
   /** Per node, the pid of the netexec on its own network (what a host-network pod runs). */
   hostNetexec?: Record<string, number>;
+  /** Per node, the pid of its kube-proxy's health-check server (health-server.mjs). */
+  healthServers?: Record<string, number>;
+  /** The pid of the TLS server standing in for the API server at its endpoint (emulated). */
+  apiServer?: number;
+  /** Per node, what its kube-proxy gets wrong (fault injection). */
+  proxyQuirks?: Record<string, KubeProxyQuirk[]>;
+  /** Nodes whose pods the cluster DNS answers with an ExternalName's CNAME alone (fault injection). */
+  bareCnameNodes?: string[];
   /**
    * Nodes whose kube-proxy programs externalTrafficPolicy Local as Cluster (fault injection):
    * every endpoint, and the client masqueraded to the node.

@@ -12,12 +12,20 @@ import type { ClusterState } from '../control/cluster-state.ts';
 export interface Zone {
   domain: string;
   records: Record<string, string[]>;
+  /** CNAMEs: ExternalName Services' names and the names they stand for. */
+  aliases?: Record<string, string>;
+  /** Clients (pod CIDRs) answered with a CNAME alone, not followed (fault injection). */
+  bareCnameClients?: string[];
 }
 
-/** Records for every Service (ClusterIP, or endpoints when headless) and headless pod hostnames. */
+/**
+ * Records for every Service (ClusterIP, or endpoints when headless), headless pod hostnames and
+ * ExternalName Services (CNAMEs), as CoreDNS's kubernetes plugin answers them.
+ */
 export function clusterZone(plan: LabPlan, state: ClusterState): Zone {
   const domain = plan.kubernetes.dnsDomain;
   const records: Record<string, string[]> = {};
+  const aliases: Record<string, string> = {};
   const add = (name: string, ips: string[]): void => {
     records[name] = [...(records[name] ?? []), ...ips];
   };
@@ -26,6 +34,10 @@ export function clusterZone(plan: LabPlan, state: ClusterState): Zone {
   );
   for (const svc of sorted) {
     const fqdn = `${svc.name}.${svc.namespace}.svc.${domain}`;
+    if (svc.type === 'ExternalName') {
+      if (svc.externalName !== undefined) aliases[fqdn] = svc.externalName;
+      continue;
+    }
     if (svc.type !== 'Headless') {
       if (svc.clusterIP !== undefined) add(fqdn, [svc.clusterIP]);
       continue;
@@ -35,7 +47,13 @@ export function clusterZone(plan: LabPlan, state: ClusterState): Zone {
       if (pod.subdomain === svc.name) add(`${pod.hostname ?? pod.name}.${fqdn}`, [pod.ip]);
     }
   }
-  return { domain, records };
+  const bare = plan.nodes.filter((n) => state.bareCnameNodes?.includes(n.name) === true);
+  return {
+    domain,
+    records,
+    ...(Object.keys(aliases).length === 0 ? {} : { aliases }),
+    ...(bare.length === 0 ? {} : { bareCnameClients: bare.map((n) => n.podCIDR) }),
+  };
 }
 
 /** The search list and nameservers a pod in `namespace` on `node` gets. */

@@ -1,7 +1,8 @@
 /**
  * kube-proxy's iptables mode, reduced to what the matrix exercises: ClusterIP and NodePort
  * DNAT spread over endpoints, masquerade for hairpin and off-cluster sources, REJECT without
- * endpoints. Pure: returns iptables-restore lines for one node.
+ * endpoints, ClientIP session affinity (`recent` lists), internalTrafficPolicy Local. Pure:
+ * returns iptables-restore lines for one node.
  */
 import { createHash } from 'node:crypto';
 import { contains, parseCidr } from '../../net/ipv4.ts';
@@ -11,6 +12,8 @@ import type { ServicePort, ServiceRecord } from '../control/cluster-state.ts';
 export const MASQ_MARK = '0x4000/0x4000';
 /** What kube-proxy marks for its firewall chain to drop (externalTrafficPolicy Local, no local endpoint). */
 export const DROP_MARK = '0x8000/0x8000';
+/** sessionAffinityConfig.clientIP.timeoutSeconds when a ClientIP Service gives none (Kubernetes' default). */
+export const DEFAULT_AFFINITY_SECONDS = 10_800;
 
 export interface ServiceEndpoints {
   service: ServiceRecord;
@@ -88,14 +91,27 @@ function baseLines(): KubeProxyLines {
   };
 }
 
-/** Appends rules that pick one of `endpoints` (by their SEP chains) at random, as kube-proxy does. */
+/**
+ * Appends rules that pick one of `endpoints` (by their SEP chains) at random, as kube-proxy does;
+ * with `affinitySeconds`, a client seen within that many seconds goes first to the endpoint it
+ * went to (its SEP chain's `recent` list).
+ */
 function pickEndpoint(
   chain: string,
   id: string,
   port: ServicePort,
   endpoints: readonly string[],
   out: KubeProxyLines,
+  affinitySeconds?: number,
 ): void {
+  if (affinitySeconds !== undefined) {
+    for (const ip of endpoints) {
+      const sepChain = chainName('SEP', id, port.protocol, ip);
+      out.nat.rules.push(
+        `-A ${chain} ${comment(id)} -m recent --name ${sepChain} --rcheck --seconds ${affinitySeconds} --reap -j ${sepChain}`,
+      );
+    }
+  }
   endpoints.forEach((ip, i) => {
     const remaining = endpoints.length - i;
     const pick =
@@ -120,10 +136,10 @@ function localNodePortLines(
   endpoints: readonly string[],
   svcChain: string,
   out: KubeProxyLines,
+  affinitySeconds?: number,
 ): string {
   const xlbChain = chainName('XLB', id, port.protocol);
-  const podCidr = parseCidr(node.podCIDR);
-  const local = endpoints.filter((ip) => podCidr !== undefined && contains(podCidr, ip));
+  const local = localTo(node, endpoints);
   out.nat.chains.push(xlbChain);
   out.nat.rules.push(
     `-A ${xlbChain} -s ${plan.kubernetes.podCIDR} ${comment('Redirect pods trying to reach external loadbalancer VIP to clusterIP')} -j ${svcChain}`,
@@ -142,8 +158,39 @@ function localNodePortLines(
       `-A ${xlbChain} ${comment('Windows without DSR: client SNATed')} -j KUBE-MARK-MASQ`,
     );
   }
-  pickEndpoint(xlbChain, id, port, local, out);
+  pickEndpoint(xlbChain, id, port, local, out, affinitySeconds);
   return xlbChain;
+}
+
+/** The endpoints in `node`'s own pod network. */
+function localTo(node: PlannedNode, endpoints: readonly string[]): string[] {
+  const podCidr = parseCidr(node.podCIDR);
+  return endpoints.filter((ip) => podCidr !== undefined && contains(podCidr, ip));
+}
+
+/**
+ * internalTrafficPolicy Local (kube-proxy's SVL chain): traffic to the ClusterIP from inside the
+ * cluster goes to the node's own endpoints only, and is dropped where the node has none.
+ */
+function internalLocalLines(
+  node: PlannedNode,
+  id: string,
+  port: ServicePort,
+  endpoints: readonly string[],
+  out: KubeProxyLines,
+  affinitySeconds?: number,
+): string {
+  const svlChain = chainName('SVL', id, port.protocol);
+  const local = localTo(node, endpoints);
+  out.nat.chains.push(svlChain);
+  if (local.length === 0) {
+    out.nat.rules.push(
+      `-A ${svlChain} ${comment(`${id} has no local endpoints`)} -j KUBE-MARK-DROP`,
+    );
+  } else {
+    pickEndpoint(svlChain, id, port, local, out, affinitySeconds);
+  }
+  return svlChain;
 }
 
 function servicePortLines(
@@ -170,26 +217,38 @@ function servicePortLines(
     return;
   }
   const svcChain = chainName('SVC', id, port.protocol);
+  const affinity =
+    svc.sessionAffinity === 'ClientIP'
+      ? (svc.affinityTimeoutSeconds ?? DEFAULT_AFFINITY_SECONDS)
+      : undefined;
+  // Windows kube-proxy does not implement internalTrafficPolicy (upstream's e2e skips it there).
+  const internalLocal = svc.internalTrafficPolicy === 'Local' && node.os !== 'windows';
+  const clusterChain = internalLocal
+    ? internalLocalLines(node, id, port, endpoints, out, affinity)
+    : svcChain;
   out.nat.chains.push(svcChain);
   out.nat.rules.push(
-    `-A KUBE-SERVICES -d ${clusterIP}/32 ${match(port, port.port)} ${comment(`${id} cluster IP`)} -j ${svcChain}`,
+    `-A KUBE-SERVICES -d ${clusterIP}/32 ${match(port, port.port)} ${comment(`${id} cluster IP`)} -j ${clusterChain}`,
     // Off-cluster sources (nodes, outside) are masqueraded so replies come back through us.
     `-A ${svcChain} ! -s ${plan.kubernetes.podCIDR} -d ${clusterIP}/32 ${match(port, port.port)} -j KUBE-MARK-MASQ`,
   );
-  pickEndpoint(svcChain, id, port, endpoints, out);
+  pickEndpoint(svcChain, id, port, endpoints, out, affinity);
+  const proto = port.protocol.toLowerCase();
+  const remember = (sepChain: string) =>
+    affinity === undefined ? '' : `-m recent --name ${sepChain} --set `;
   for (const ip of endpoints) {
     const sepChain = chainName('SEP', id, port.protocol, ip);
     out.nat.chains.push(sepChain);
     out.nat.rules.push(
       // Hairpin: a pod reaching itself through its service must not see its own address as source.
       `-A ${sepChain} -s ${ip}/32 -j KUBE-MARK-MASQ`,
-      `-A ${sepChain} -p ${port.protocol.toLowerCase()} -j DNAT --to-destination ${ip}:${port.targetPort}`,
+      `-A ${sepChain} ${remember(sepChain)}-p ${proto} -j DNAT --to-destination ${ip}:${port.targetPort}`,
     );
   }
   if (port.nodePort === undefined) return;
   let extChain: string;
   if (svc.externalTrafficPolicy === 'Local') {
-    extChain = localNodePortLines(plan, node, id, port, endpoints, svcChain, out);
+    extChain = localNodePortLines(plan, node, id, port, endpoints, svcChain, out, affinity);
   } else {
     extChain = chainName('EXT', id, port.protocol);
     out.nat.chains.push(extChain);
@@ -225,7 +284,7 @@ export function kubeProxyLines(
     }
   }
   for (const { service, endpoints } of services) {
-    if (service.type === 'Headless') continue;
+    if (service.type === 'Headless' || service.type === 'ExternalName') continue;
     for (const port of service.ports) servicePortLines(plan, node, service, port, endpoints, out);
   }
   out.nat.rules.push(

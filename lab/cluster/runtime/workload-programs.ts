@@ -11,6 +11,8 @@ export const WORKLOAD_FILES = [
   'netexec.mjs',
   'dns-wire.mjs',
   'dns-server.mjs',
+  'health-server.mjs',
+  'apiserver-standin.mjs',
   'ping-output.mjs',
   'perf-measures.mjs',
   'perf-server.mjs',
@@ -81,6 +83,29 @@ export function dnsServerArgv(
     listen,
     '--port',
     '53',
+  ];
+}
+
+/** kube-proxy's health-check node ports of one node, as `config` lists them (health-server.mjs). */
+export function healthServerArgv(config: string, at: WorkloadLocation = LOCAL_WORKLOADS): string[] {
+  return [at.node, join(at.dir, 'health-server.mjs'), '--config', config];
+}
+
+/** The emulated labs' TLS stand-in for the API server on `port` of its node (apiserver-standin.mjs). */
+export function apiServerStandInArgv(
+  tls: { cert: string; key: string },
+  port: number,
+  at: WorkloadLocation = LOCAL_WORKLOADS,
+): string[] {
+  return [
+    at.node,
+    join(at.dir, 'apiserver-standin.mjs'),
+    '--cert',
+    tls.cert,
+    '--key',
+    tls.key,
+    '--port',
+    String(port),
   ];
 }
 

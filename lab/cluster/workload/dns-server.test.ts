@@ -25,8 +25,34 @@ const ZONE = {
     'kubernetes.default.svc.cluster.local': ['10.96.0.1'],
     'web.ns.svc.cluster.local': ['10.96.0.20'],
     'headless.ns.svc.cluster.local': ['10.244.1.5', '10.244.2.7'],
+    'echo.ns.svc.cluster.local': ['198.51.100.1'],
+  },
+  aliases: {
+    'ext.ns.svc.cluster.local': 'echo.ns.svc.cluster.local',
+    'ext2.ns.svc.cluster.local': 'ext.ns.svc.cluster.local.',
+    'far.ns.svc.cluster.local': 'echo.example.com',
+    'loop-a.ns.svc.cluster.local': 'loop-b.ns.svc.cluster.local',
+    'loop-b.ns.svc.cluster.local': 'loop-a.ns.svc.cluster.local',
   },
 };
+
+/** The answer records of a reply: owner (as written: a pointer or labels), type, data. */
+function answerTypes(reply: Buffer): number[] {
+  const types: number[] = [];
+  let offset = 12;
+  while (reply[offset] !== 0) offset += reply[offset]! + 1; // the question's name
+  offset += 5;
+  for (let a = reply.readUInt16BE(6); a > 0; a--) {
+    if ((reply[offset]! & 0xc0) === 0xc0) offset += 2;
+    else {
+      while (reply[offset] !== 0) offset += reply[offset]! + 1;
+      offset += 1;
+    }
+    types.push(reply.readUInt16BE(offset));
+    offset += 10 + reply.readUInt16BE(offset + 8);
+  }
+  return types;
+}
 
 /** A query in wire format with one question (class IN); RD set unless flags say otherwise. */
 function rawQuery(id: number, name: string, qtype: number, flags = 0x0100): Buffer {
@@ -130,6 +156,26 @@ describe('dns-server', function () {
 
   it('answers NXDOMAIN without authority for names outside the domain (no upstream)', async () => {
     await expectError(resolver.resolve4('example.com'), 'ENOTFOUND');
+  });
+
+  it('answers an alias with its CNAME, then what its target in the zone answers (as CoreDNS)', async () => {
+    expect(await resolver.resolveCname('ext.ns.svc.cluster.local')).to.deep.equal([
+      'echo.ns.svc.cluster.local',
+    ]);
+    expect(await resolver.resolve4('ext.ns.svc.cluster.local')).to.deep.equal(['198.51.100.1']);
+    expect(await resolver.resolve4('ext2.ns.svc.cluster.local')).to.deep.equal(['198.51.100.1']);
+    const reply = await exchange(rawQuery(9, 'ext2.ns.svc.cluster.local', 1));
+    expect(answerTypes(reply)).to.deep.equal([5, 5, 1]);
+  });
+
+  it('an alias whose target it cannot answer gets the CNAME alone; a loop ends', async () => {
+    expect(answerTypes(await exchange(rawQuery(10, 'far.ns.svc.cluster.local', 1)))).to.deep.equal([
+      5,
+    ]);
+    expect(await resolver.resolve4('far.ns.svc.cluster.local')).to.deep.equal([]);
+    const loop = answerTypes(await exchange(rawQuery(11, 'loop-a.ns.svc.cluster.local', 1)));
+    expect(loop.length).to.be.within(1, 9);
+    expect(new Set(loop)).to.deep.equal(new Set([5]));
   });
 
   it('answers over TCP too, two queries on one connection, each behind its length', async () => {
@@ -254,8 +300,22 @@ describe('dns-server', function () {
     const records = { ...ZONE.records, 'new.ns.svc.cluster.local': ['10.96.0.99'] };
     await writeFile(zoneFile, JSON.stringify({ ...ZONE, records }));
     server.child.kill('SIGHUP');
-    expect(await server.nextLine()).to.match(/^reloaded zone=.* names=4$/);
+    expect(await server.nextLine()).to.match(/^reloaded zone=.* names=5$/);
     expect(await resolver.resolve4('new.ns.svc.cluster.local')).to.deep.equal(['10.96.0.99']);
+  });
+
+  it('answers clients in bareCnameClients with the CNAME alone', async () => {
+    await writeFile(zoneFile, JSON.stringify({ ...ZONE, bareCnameClients: ['127.0.0.0/8'] }));
+    server.child.kill('SIGHUP');
+    expect(await server.nextLine()).to.match(/^reloaded /);
+    expect(answerTypes(await exchange(rawQuery(12, 'ext.ns.svc.cluster.local', 1)))).to.deep.equal([
+      5,
+    ]);
+    expect(await resolver.resolve4('ext.ns.svc.cluster.local')).to.deep.equal([]);
+    await writeFile(zoneFile, JSON.stringify({ ...ZONE, bareCnameClients: ['10.244.0.0/24'] }));
+    server.child.kill('SIGHUP');
+    expect(await server.nextLine()).to.match(/^reloaded /);
+    expect(await resolver.resolve4('ext.ns.svc.cluster.local')).to.deep.equal(['198.51.100.1']);
   });
 
   it('exits 1 with the reason when the zone file is invalid', async () => {
@@ -265,5 +325,11 @@ describe('dns-server', function () {
     started.push(program);
     expect(await program.exited).to.equal(1);
     expect(await program.stderrAfterExit()).to.include('outside cluster.local');
+    const badCidr = join(dir, 'bad-cidr.json');
+    await writeFile(badCidr, JSON.stringify({ ...ZONE, bareCnameClients: ['10.0.0.0/33'] }));
+    const second = Program.start(DNS_SERVER, ['--zone', badCidr, '--listen', '127.0.0.1']);
+    started.push(second);
+    expect(await second.exited).to.equal(1);
+    expect(await second.stderrAfterExit()).to.include('10.0.0.0/33 is not an IPv4 CIDR');
   });
 });

@@ -377,7 +377,7 @@ describe('probe', function () {
       ['a bad port', ['tcp', '127.0.0.1', '70000']],
       ['dns-tcp with a name that fits no question', ['dns-tcp', 'a..b']],
       ['a bad timeout', ['dns', 'localhost', '--timeout-ms', 'soon']],
-      ['a non-http URL', ['http', 'https://127.0.0.1/']],
+      ['a non-http URL', ['http', 'ftp://127.0.0.1/']],
       ['endpoints without --expect', ['endpoints', 'http://127.0.0.1:1', '--max-requests', '2']],
       ['endpoints without --max-requests', ['endpoints', 'http://127.0.0.1:1', '--expect', 'a']],
       [

@@ -12,6 +12,7 @@ import { Buffer } from 'node:buffer';
 import { createSocket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import { execFile } from 'node:child_process';
 import { connect, isIPv6 } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -88,7 +89,7 @@ function connectTimer(socket) {
 const MAX_BODY_BYTES = 4096;
 const DEFAULT_TIMEOUT_MS = 3000;
 export const USAGE =
-  'usage: probe.mjs http URL | tcp HOST PORT | udp HOST PORT MESSAGE | dns NAME | dns-tcp NAME | icmp HOST\n' +
+  'usage: probe.mjs http URL (http:// or https://) | tcp HOST PORT | udp HOST PORT MESSAGE | dns NAME | dns-tcp NAME | icmp HOST\n' +
   '       | endpoints http://HOST:PORT|udp://HOST:PORT --expect NAME[,NAME…] --max-requests N [--min-requests N] [--timeout-ms N]\n' +
   `       | perf ${PERF_MEASURES.join('|')} http://HOST:PORT|udp://HOST:PORT --duration-ms N [--rate-mbps N] [--timeout-ms N]`;
 /** Flags only the endpoints probe takes. */
@@ -140,16 +141,22 @@ function keepBody(bytes) {
 }
 
 /**
- * Reads the whole body (so a large response exercises the path MTU) but keeps only 4 KiB.
+ * Reads the whole body (so a large response exercises the path MTU) but keeps only 4 KiB. Over
+ * https the server's certificate is not checked: the probe asks whether the path carries TLS and
+ * an answer, not whom to trust.
  * @param {URL} url
  * @param {AbortSignal} signal destroys the request when aborted
  * @returns {Promise<Outcome>}
  */
 function probeHttp(url, signal) {
   return new Promise((resolve) => {
+    const get = url.protocol === 'https:' ? httpsGet : httpGet;
+    const tls = url.protocol === 'https:' ? { rejectUnauthorized: false } : {};
     /** @type {() => number | undefined} */
     let connected = () => undefined;
-    const request = httpGet(url, { agent: false, signal }, (res) => {
+    const request = get(url, { agent: false, signal, ...tls }, (res) => {
+      // Where the connection went (a name must have led to the pod it names); read while it is open.
+      const peer = res.socket.remoteAddress;
       /** @type {Buffer[]} */
       const kept = [];
       let keptBytes = 0;
@@ -164,8 +171,6 @@ function probeHttp(url, signal) {
       res.on('end', () => {
         const status = res.statusCode ?? 0;
         const result = status >= 200 && status < 300 ? Result.Ok : Result.HttpError;
-        // Where the connection went: a name must have led to the pod it names.
-        const peer = res.socket.remoteAddress;
         const connectMs = connected();
         resolve({
           result,
@@ -425,8 +430,8 @@ function selectProbe(kind, args, flags, timeoutMs) {
   switch (kind) {
     case 'http': {
       expect(1, 'URL');
-      if (!a.startsWith('http://') || !URL.canParse(a))
-        throw new UsageError(`not an http URL: ${a}`);
+      if (!/^https?:\/\//.test(a) || !URL.canParse(a))
+        throw new UsageError(`not an http(s) URL: ${a}`);
       return (_arm, signal) => probeHttp(new URL(a), signal);
     }
     case 'tcp': {

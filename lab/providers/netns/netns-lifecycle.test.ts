@@ -1,6 +1,6 @@
 /** Integration: all-or-nothing up, reaping abandoned labs, and the time a 5-node lab takes. */
 import { expect } from 'chai';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
@@ -176,6 +176,9 @@ describe('netns provider lifecycle (integration)', function () {
     let started = performance.now();
     const lab = await new NetnsProvider(context).up(plan);
     const upMs = Math.round(performance.now() - started);
+    // The API server stand-in's key, made at lab up, is its owner's alone.
+    const key = statSync(join(context.stateDir, 'netns', 'apiserver', 'tls.key'));
+    expect((key.mode & 0o777).toString(8)).to.equal('600');
     started = performance.now();
     await lab.down();
     const downMs = Math.round(performance.now() - started);

@@ -14,6 +14,8 @@ const TOOLS: { file: string; args: string[]; pkg: string }[] = [
   { file: 'bridge', args: ['-V'], pkg: 'iproute2' },
   { file: 'iptables-restore', args: ['--version'], pkg: 'iptables' },
   { file: 'sysctl', args: ['--version'], pkg: 'procps' },
+  // The emulated API server stand-in's certificate is made at lab up.
+  { file: 'openssl', args: ['version'], pkg: 'openssl' },
 ];
 
 async function missingTool(

@@ -99,6 +99,25 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       );
     });
 
+    it('speaks TLS to an https URL without checking the certificate, and reads a 403 as an answer', () => {
+      const https: ProbeRequest = { kind: 'http', url: 'https://10.96.0.1:443/version' };
+      const argv = probeCommand('linux', https, 3000);
+      expect(argv.slice(0, 4)).to.deep.equal(['curl', '-sS', '-v', '-k']);
+      expect(argv.at(-1)).to.equal('https://10.96.0.1:443/version');
+      expect(probeCommand('windows', https, 3000).slice(0, 4)).to.deep.equal([
+        'curl.exe',
+        '-sS',
+        '-v',
+        '-k',
+      ]);
+      expect(probeCommand('linux', http, 3000)).to.not.include('-k');
+      const reply = replyFromExec(
+        https,
+        ran(0, '{"kind":"Status","code":403}\n--hybrid-lab-status:403 28 10.96.0.1'),
+      );
+      expect(reply).to.include({ result: 'http-error', status: 403, peer: '10.96.0.1' });
+    });
+
     it('reports a non-2xx answer as http-error with its status', () => {
       const reply = replyFromExec(http, ran(0, '404 page not found\n--hybrid-lab-status:404 18'));
       expect(reply).to.include({ result: 'http-error', status: 404, body: '404 page not found' });

@@ -5,7 +5,8 @@
  * dns-server-list, etc-hosts, …), but both of its images carry curl (Linux: Alpine's curl;
  * Windows: curl.exe on PATH) and BIND's dig/nslookup. The mapping, the same on both OSes:
  *
- * - http → `curl -sS -v -w …%{http_code} %{size_download} URL`: an HTTP client in the pod's own
+ * - http → `curl -sS -v -w …%{http_code} %{size_download} URL` (`-k` for https: TLS without checking
+ *   the server's certificate, as the emulated probe does): an HTTP client in the pod's own
  *   network namespace; the body is what the far end answered (for /clientip the IP:PORT it saw),
  *   the status and the body's size come after a marker line. Rejected: netexec's /dial on the pod's own netexec — reaching it needs an
  *   HTTP client anyway (curl, or the API-server proxy, which is not Exec), it hides the far end's
@@ -95,6 +96,8 @@ export function probeCommand(os: Os, request: ProbeRequest, timeoutMs: number): 
         curl(os),
         '-sS',
         '-v',
+        // Over https the path is judged, not the certificate (the API server's is the cluster CA's).
+        ...(request.url.startsWith('https:') ? ['-k'] : []),
         ...limits,
         '-w',
         `\\n${STATUS_MARK}%{http_code} %{size_download} %{remote_ip}`,

@@ -32,6 +32,9 @@ export class ExternalEcho implements AsyncDisposable {
     readonly port: number,
   ) {}
 
+  /** What its /hostname answers: this host's name. */
+  readonly hostname = hostname();
+
   /** Listens on address:port (port 0 picks a free one); answers /clientip, /hostname, /healthz. */
   static async start(address: string, port: number): Promise<ExternalEcho> {
     const server = createServer((req, res) => {

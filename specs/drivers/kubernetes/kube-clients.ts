@@ -23,6 +23,7 @@ export type CoreClient = Pick<
   | 'readNamespacedService'
   | 'readNamespacedServiceAccount'
   | 'readNamespacedEndpoints'
+  | 'createNamespacedEndpoints'
 >;
 export type VersionClient = Pick<VersionApi, 'getCode'>;
 

@@ -131,9 +131,55 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
         'hairpin-win1',
         'local-linux',
         'local-windows',
+        'affinity-linux',
+        'affinity-timeout-linux',
+        'dual-linux',
+        'health-linux',
+        'affinity-windows',
+        'affinity-timeout-windows',
+        'dual-windows',
+        'health-windows',
+        'external-echo',
+        'external-name',
         'churn-linux',
         'churn-windows',
       ]);
+      // The Service features (v1.20.2 has no internalTrafficPolicy: none of those).
+      const made = (name: string) => core.services.find((s) => s.metadata?.name === name)!.spec!;
+      expect(made('affinity-linux')).to.deep.include({ sessionAffinity: 'ClientIP' });
+      expect(made('affinity-linux').sessionAffinityConfig).to.equal(undefined);
+      expect(made('affinity-timeout-windows').sessionAffinityConfig).to.deep.equal({
+        clientIP: { timeoutSeconds: 10 },
+      });
+      expect(
+        made('dual-windows').ports?.map((p) => `${p.port}/${p.protocol}>${p.targetPort}`),
+      ).to.deep.equal(['8080/TCP>8080', '8080/UDP>8081']);
+      expect(made('health-linux')).to.deep.include({
+        type: 'LoadBalancer',
+        externalTrafficPolicy: 'Local',
+      });
+      expect(made('external-name')).to.deep.include({
+        type: 'ExternalName',
+        externalName: `external-echo.${ns}.svc.lab.example`,
+      });
+      expect(core.endpoints.map((e) => e.subsets)).to.deep.equal([
+        [
+          {
+            addresses: [{ ip: '127.0.0.1' }],
+            ports: [{ name: 'http', port: workloads.external.port, protocol: 'TCP' }],
+          },
+        ],
+      ]);
+      expect(workloads.features?.internalLocal).to.deep.equal([]);
+      expect(workloads.features?.healthCheck.map((h) => h.healthCheckNodePort)).to.deep.equal([
+        made('health-linux').healthCheckNodePort,
+        made('health-windows').healthCheckNodePort,
+      ]);
+      expect(workloads.features?.externalName).to.deep.include({
+        fqdn: `external-name.${ns}.svc.lab.example`,
+        address: '127.0.0.1',
+        port: workloads.external.port,
+      });
       // Local traffic policy: every node of an OS but the last hosts a backend (cp1; win1 alone).
       const backends = core.pods
         .filter((p) => p.metadata?.labels?.['hybrid-lab/local-backend'] === 'true')

@@ -61,6 +61,14 @@ import {
   hostNetworkPod,
 } from '../../model/workload-names.ts';
 import { routeSourceAddress } from './external-echo.ts';
+import { EXTERNAL_ECHO_HOSTNAME } from '../../../lab/cluster/cluster-bootstrap.ts';
+import { featureAddresses, internalTrafficPolicyGap } from '../../model/service-features.ts';
+
+/**
+ * The affinity-timeout Services' timeoutSeconds on real clusters: well above the gaps between a
+ * sweep's connections, one exec round trip each (a second or two on a busy VM).
+ */
+const AFFINITY_TIMEOUT_SECONDS = 10;
 
 /** What the caller knows about the lab that the API server does not say. */
 export interface LabFacts {
@@ -235,6 +243,10 @@ export class KubernetesDriver implements LabDriver {
       })),
       outsideAddress,
       echo: this.#echo(outsideAddress),
+      features: {
+        internalLocal: internalTrafficPolicyGap(this.info.kubernetesVersion) === undefined,
+        affinityTimeoutSeconds: AFFINITY_TIMEOUT_SECONDS,
+      },
       keepNamespace: settings.keepRunNamespace,
       log: this.#log,
       podsReadyTimeoutMs: settings.podsReadyTimeoutMs,
@@ -283,6 +295,8 @@ export class KubernetesDriver implements LabDriver {
         ...workloads.pods.filter((p) => names.includes(p.node)).map((p) => p.ip),
         ...onPath.map((n) => n.ip),
         ...[...workloads.services, ...workloads.hairpin].map((s) => s.clusterIP),
+        ...featureAddresses(workloads.features),
+        workloads.apiServiceIP,
         ...dns.addresses,
         workloads.external.address,
         workloads.outsideAddress,
@@ -351,7 +365,8 @@ export class KubernetesDriver implements LabDriver {
   #echo(hostAddress: string): DeploymentSettings['echo'] {
     const { outside, externalAddress } = this.#options;
     if (outside !== undefined && this.#settings.echoAddress === undefined) {
-      return { lab: outside.echo };
+      // A lab's own echo is the emulated labs' netexec unless the lab names another.
+      return { lab: { hostname: EXTERNAL_ECHO_HOSTNAME, ...outside.echo } };
     }
     const address = this.#settings.echoAddress ?? externalAddress ?? hostAddress;
     return { address, port: this.#settings.echoPort };

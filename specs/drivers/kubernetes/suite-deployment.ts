@@ -37,6 +37,8 @@ import {
   type PodToRender,
 } from './suite-manifests.ts';
 import { CHURN_APP } from '../../model/churn.ts';
+import { renderFeatureManifests } from './feature-manifests.ts';
+import { deployedFeatures } from './feature-services.ts';
 
 export interface DeploymentSettings {
   namespace: string;
@@ -61,10 +63,14 @@ export interface DeploymentSettings {
   /** The address NodePort probes from outside leave from (Workloads.outsideAddress). */
   outsideAddress: string;
   /**
-   * The outbound-NAT echo: one the lab runs itself (used as it is, never started or stopped), or
-   * one started here at `address` and `port`.
+   * The outbound-NAT echo: one the lab runs itself (used as it is, never started or stopped, its
+   * /hostname answering `hostname`), or one started here at `address` and `port`.
    */
-  echo: { lab: { address: string; port: number } } | { address: string; port: number };
+  echo:
+    | { lab: { address: string; port: number; hostname: string } }
+    | { address: string; port: number };
+  /** The Service-feature rows: whether the cluster has internalTrafficPolicy, the affinity timeout. */
+  features: { internalLocal: boolean; affinityTimeoutSeconds: number };
   /** Leave the run namespace for the nightly collector. */
   keepNamespace: boolean;
   log: Logger;
@@ -99,13 +105,21 @@ export class SuiteDeployment implements AsyncDisposable {
       .map(({ node, name }) => ({ node, pod: name }));
     const manifests = renderSuiteManifests({ ...this.settings, hairpin: hairpinPods });
     const wanted = this.settings.echo;
-    let echo: { address: string; port: number };
+    let echo: { address: string; port: number; hostname: string };
     if ('lab' in wanted) {
       echo = wanted.lab;
     } else {
       this.#echo = await ExternalEcho.start(wanted.address, wanted.port);
       echo = this.#echo;
     }
+    const featureInput = {
+      ...this.settings,
+      ...this.settings.features,
+      dnsDomain: this.settings.dnsDomain,
+      oses: this.settings.serviceOses,
+      echo: { address: echo.address, port: echo.port },
+    };
+    const features = renderFeatureManifests(featureInput);
     const endpoint = { address: echo.address, port: echo.port };
     log.info(
       { namespace, images: this.settings.images, echo: endpoint },
@@ -140,6 +154,17 @@ export class SuiteDeployment implements AsyncDisposable {
         nodePort,
       });
     }
+    const featureServices = [];
+    for (const body of [...features.selected, ...features.unselected]) {
+      featureServices.push(
+        await this.#api(`create service ${body.metadata?.name}`, () =>
+          this.core.createNamespacedService({ namespace, body }),
+        ),
+      );
+    }
+    await this.#api('create endpoints external-echo', () =>
+      this.core.createNamespacedEndpoints({ namespace, body: features.endpoints }),
+    );
     const churn = [];
     for (const [i, body] of manifests.churn.entries()) {
       const created = await this.#api(`create service ${body.metadata?.name}`, () =>
@@ -163,7 +188,13 @@ export class SuiteDeployment implements AsyncDisposable {
       ...this.settings.churnPods,
     ]);
     await this.#waitEndpoints(
-      [...manifests.services, ...manifests.hairpin, ...manifests.local, ...manifests.churn],
+      [
+        ...manifests.services,
+        ...manifests.hairpin,
+        ...manifests.local,
+        ...manifests.churn,
+        ...features.selected,
+      ],
       ready,
     );
     const services = await Promise.all(
@@ -191,6 +222,7 @@ export class SuiteDeployment implements AsyncDisposable {
       hairpin,
       local,
       churn,
+      features: deployedFeatures(featureInput, featureServices, echo.hostname),
       outsideAddress: this.settings.outsideAddress,
       external: { address: echo.address, port: echo.port },
       apiServiceIP: api.spec?.clusterIP ?? '',

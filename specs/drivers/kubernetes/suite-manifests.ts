@@ -94,7 +94,7 @@ export function renderTemplate(file: string, vars: Readonly<Record<string, strin
   return substitute(parse(readFileSync(file, 'utf8')));
 }
 
-function commonVars(input: Pick<RenderInput, 'runId' | 'lab'>): Record<string, string> {
+export function commonVars(input: Pick<RenderInput, 'runId' | 'lab'>): Record<string, string> {
   return {
     runId: input.runId,
     lab: input.lab,

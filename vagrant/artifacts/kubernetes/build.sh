@@ -31,7 +31,7 @@ BASE_PACKAGES=iptables,conntrack,curl,iputils-ping,iperf3
 # kube-proxy's iptables backend: bookworm's default (iptables-nft), what Debian nodes use.
 IPTABLES_BACKEND=nft
 CRICTL_VERSION=0.1.0
-CLUSTER_DNS_VERSION=0.1.0
+CLUSTER_DNS_VERSION=0.2.0
 KUBE_TARGETS=(cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-scheduler cmd/kubelet cmd/kube-proxy
   cmd/kubeadm cmd/kubectl test/images/agnhost hybrid-lab/crictl hybrid-lab/hl-cluster-dns)
 

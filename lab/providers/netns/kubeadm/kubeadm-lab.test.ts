@@ -133,6 +133,7 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     const red = expectOnlyDroppedCells(run.cells, {
       source: 'lin1',
       target: 'lin2',
+      targetOs: 'linux',
       node: 'lin2',
       rule,
     });

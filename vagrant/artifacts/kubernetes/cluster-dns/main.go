@@ -4,7 +4,9 @@
 // DNS specification:
 //
 //	<svc>.<ns>.svc.<domain>                A/AAAA: the ClusterIP, or for a headless Service the
-//	                                       ready endpoint addresses; ExternalName: a CNAME
+//	                                       ready endpoint addresses; ExternalName: a CNAME,
+//	                                       followed (as CoreDNS does) by what its target
+//	                                       answers when the target is in the domain
 //	<host>.<svc>.<ns>.svc.<domain>         A/AAAA: the endpoint address whose hostname (pod
 //	                                       spec.hostname + subdomain) or dashed IP is <host>
 //	_<port>._<proto>.<svc>.<ns>.svc.<domain>  SRV for named Service ports
@@ -37,8 +39,10 @@ import (
 )
 
 const (
-	version = "0.1.0"
+	version = "0.2.0"
 	about   = "hybrid-lab cluster DNS, a stand-in for CoreDNS (not CoreDNS)"
+	// maxCNAMEs bounds how many ExternalName CNAMEs one answer follows (a loop ends there).
+	maxCNAMEs = 8
 )
 
 type server struct {
@@ -139,7 +143,7 @@ func (s *server) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 		return
 	}
 	q := r.Question[0]
-	rcode, answer := s.answer(q)
+	rcode, answer := s.answer(q, 0)
 	m.Rcode = rcode
 	m.Answer = answer
 	if rcode == dns.RcodeRefused {
@@ -166,8 +170,9 @@ func (s *server) soa() dns.RR {
 	}
 }
 
-// answer returns the rcode and the answer records for one question.
-func (s *server) answer(q dns.Question) (int, []dns.RR) {
+// answer returns the rcode and the answer records for one question; depth counts the CNAMEs
+// followed to reach it.
+func (s *server) answer(q dns.Question, depth int) (int, []dns.RR) {
 	name := strings.ToLower(dns.Fqdn(q.Name))
 	if q.Qclass != dns.ClassINET && q.Qclass != dns.ClassANY {
 		return dns.RcodeRefused, nil
@@ -198,7 +203,7 @@ func (s *server) answer(q dns.Question) (int, []dns.RR) {
 		}
 		return dns.RcodeSuccess, s.addressRecords(q, name, []string{ip.String()})
 	case n == 3 && labels[2] == "svc":
-		return s.serviceAnswer(q, name, labels[1], labels[0])
+		return s.serviceAnswer(q, name, labels[1], labels[0], depth)
 	case n == 4 && labels[3] == "svc":
 		return s.endpointAnswer(q, name, labels[2], labels[1], labels[0])
 	case n == 5 && labels[4] == "svc" && strings.HasPrefix(labels[0], "_") && strings.HasPrefix(labels[1], "_"):
@@ -239,17 +244,27 @@ func (s *server) endpointAddresses(svc *v1.Service) []v1.EndpointAddress {
 	return out
 }
 
-func (s *server) serviceAnswer(q dns.Question, name, ns, svcName string) (int, []dns.RR) {
+func (s *server) serviceAnswer(q dns.Question, name, ns, svcName string, depth int) (int, []dns.RR) {
 	svc, ok := s.service(ns, svcName)
 	if !ok {
 		return dns.RcodeNameError, nil
 	}
 	if svc.Spec.Type == v1.ServiceTypeExternalName {
-		target := dns.Fqdn(svc.Spec.ExternalName)
-		return dns.RcodeSuccess, []dns.RR{&dns.CNAME{
+		target := strings.ToLower(dns.Fqdn(svc.Spec.ExternalName))
+		cname := []dns.RR{&dns.CNAME{
 			Hdr:    dns.RR_Header{Name: name, Rrtype: dns.TypeCNAME, Class: dns.ClassINET, Ttl: s.ttl},
 			Target: target,
 		}}
+		// As CoreDNS's kubernetes plugin: a target in the domain is answered too, so that a stub
+		// resolver (which does not chase a CNAME itself) gets the address; outside it the CNAME alone.
+		if depth >= maxCNAMEs || !strings.HasSuffix(target, "."+s.zone) {
+			return dns.RcodeSuccess, cname
+		}
+		rcode, more := s.answer(dns.Question{Name: target, Qtype: q.Qtype, Qclass: q.Qclass}, depth+1)
+		if rcode != dns.RcodeSuccess {
+			return dns.RcodeSuccess, cname
+		}
+		return dns.RcodeSuccess, append(cname, more...)
 	}
 	var ips []string
 	if headless(svc) {

@@ -1,0 +1,26 @@
+import { expect } from 'chai';
+import { affinityRequests, internalTrafficPolicyGap } from './service-features.ts';
+
+describe('Service features: what the affinity cells ask and what a version lacks', () => {
+  it('asks the fewest connections N with endpoints^(1-N) below 1e-4', () => {
+    expect([2, 3, 4, 5, 10].map(affinityRequests)).to.deep.equal([15, 10, 8, 7, 6]);
+    for (const k of [2, 3, 4, 5, 10, 20]) {
+      const n = affinityRequests(k);
+      // In integers: k^(N-1) > 1e4, and not so with one connection fewer.
+      expect(k ** (n - 1), `k=${k}`).to.be.above(10_000);
+      expect(k ** (n - 2), `k=${k}, one fewer`).to.be.at.most(10_000);
+    }
+    expect(() => affinityRequests(1)).to.throw(/two endpoints/);
+  });
+
+  it('knows internalTrafficPolicy from 1.22 on (1.21 has it behind an alpha gate, off by default)', () => {
+    expect(internalTrafficPolicyGap('v1.20.2')).to.match(
+      /^Kubernetes v1\.20\.2 has no internalTrafficPolicy/,
+    );
+    expect(internalTrafficPolicyGap('1.21.14')).to.match(
+      /alpha behind the ServiceInternalTrafficPolicy/,
+    );
+    for (const version of ['v1.22.0', '1.30.4', 'v1.31.2+k3s1', 'v2.0.0', undefined, 'unknown'])
+      expect(internalTrafficPolicyGap(version), String(version)).to.equal(undefined);
+  });
+});
