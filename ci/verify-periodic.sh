@@ -113,6 +113,11 @@ for node in $(json "$WORK/run1/artifacts/lab/plan.json" "d.nodes.filter(n=>n.os=
 done
 check "run1 results are labelled emulated" [ "$(json "$WORK/run1/artifacts/results.json" d.run.emulated)" = true ]
 check "run1 summary.md says EMULATED" grep -q EMULATED "$WORK/run1/artifacts/summary.md"
+check "run1 upstream e2e.test is skipped on the emulated lab, saying why" \
+  [ "$(json "$WORK/run1/artifacts/results.json" d.upstream.status)" = skipped ]
+check "run1 summary.md says why upstream e2e.test did not run" grep -q 'Skipped: the lab is emulated' "$WORK/run1/artifacts/summary.md"
+check "run1 junit_e2e.xml is valid JUnit" \
+  xmllint --noout --schema specs/report/junit.xsd "$WORK/run1/artifacts/junit_e2e.xml"
 check "run1 harness log records the teardown" grep -q '"lab is down"' "$WORK/run1/artifacts/logs/harness.log"
 check "run1 artifacts hold no private keys" no_private_keys "$WORK/run1/artifacts"
 check "run1 lab is down" lab_down run1
