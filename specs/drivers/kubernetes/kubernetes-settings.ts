@@ -5,6 +5,7 @@
  */
 import type { Os } from '../../../lab/contracts/cells.ts';
 import { isIpv4 } from '../../../lab/net/ipv4.ts';
+import { notAnEndpointAddress } from './external-echo.ts';
 import { positiveIntSetting, SettingError } from '../../model/settings.ts';
 
 export const DEFAULT_IMAGE_REPO = 'registry.k8s.io/e2e-test-images';
@@ -76,6 +77,11 @@ export function kubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
       `EXTERNAL_ECHO_ADDRESS must be an IPv4 address of this host, got "${echoAddress}"`,
     );
   }
+  const refused = echoAddress === undefined ? undefined : notAnEndpointAddress(echoAddress);
+  if (refused !== undefined)
+    throw new SettingError(
+      `EXTERNAL_ECHO_ADDRESS must be an address Kubernetes accepts in an Endpoints object, got "${echoAddress}" (${refused})`,
+    );
   const port = text(env, 'EXTERNAL_ECHO_PORT');
   if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) <= 65535)) {
     throw new SettingError(`EXTERNAL_ECHO_PORT must be a port number (0-65535), got "${port}"`);
