@@ -48,17 +48,6 @@ describe('external echo and probes from the harness host (127.0.0.1 only)', () =
     expect(runner.lines()).to.deep.equal(['ip route get 192.168.200.10']);
   });
 
-  it('refuses a route that leaves from loopback: the API server takes no such Endpoints address', async () => {
-    const runner = new RecordingRunner().on(/^ip route get 10\.96\.0\.1$/, {
-      stdout: 'local 10.96.0.1 dev lo src 127.0.0.1 uid 0 \n    cache <local> \n',
-    });
-    const error = await routeSourceAddress(runner, '10.96.0.1').catch((e: unknown) => e);
-    expect((error as Error).message).to.equal(
-      'the route to 10.96.0.1 leaves from 127.0.0.1, which Kubernetes refuses as an Endpoints address (in the loopback range (127.0.0.0/8))',
-    );
-    expect(error).to.have.property('hint').that.contains('EXTERNAL_ECHO_ADDRESS');
-  });
-
   it('says what to set when the echo cannot listen', async () => {
     const first = await ExternalEcho.start('127.0.0.1', 0);
     const error = await ExternalEcho.start('127.0.0.1', first.port).catch((e: unknown) => e);

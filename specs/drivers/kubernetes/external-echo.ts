@@ -3,24 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { isIPv6 } from 'node:net';
 import { hostname } from 'node:os';
 import type { CommandRunner } from '../../../lab/exec/command-runner.ts';
-import { contains, parseCidr } from '../../../lab/net/ipv4.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
-
-/**
- * Why the API server refuses `ip` as an Endpoints address (the echo's Service names it), or
- * undefined: Kubernetes' validation of endpoint IPs rejects the unspecified address, loopback,
- * link-local and link-local multicast ("may not be in the loopback range (127.0.0.0/8)").
- */
-export function notAnEndpointAddress(ip: string): string | undefined {
-  const special: [string, string][] = [
-    ['0.0.0.0/32', 'the unspecified address'],
-    ['127.0.0.0/8', 'in the loopback range (127.0.0.0/8)'],
-    ['169.254.0.0/16', 'in the link-local range (169.254.0.0/16)'],
-    ['224.0.0.0/24', 'in the link-local multicast range (224.0.0.0/24)'],
-  ];
-  const hit = special.find(([cidr]) => contains(parseCidr(cidr)!, ip));
-  return hit?.[1];
-}
 
 /** `IP:PORT` as netexec's /clientip prints it (IPv6 in brackets). */
 function hostPort(address: string, port: number): string {
@@ -34,15 +17,6 @@ export async function routeSourceAddress(runner: CommandRunner, nodeIp: string):
   if (src === undefined) {
     throw new InfrastructureError(
       `no source address on the route to ${nodeIp}: ${route.stdout.trim()}`,
-      {
-        hint: 'set EXTERNAL_ECHO_ADDRESS to an address of this host that the nodes can reach',
-      },
-    );
-  }
-  const refused = notAnEndpointAddress(src);
-  if (refused !== undefined) {
-    throw new InfrastructureError(
-      `the route to ${nodeIp} leaves from ${src}, which Kubernetes refuses as an Endpoints address (${refused})`,
       {
         hint: 'set EXTERNAL_ECHO_ADDRESS to an address of this host that the nodes can reach',
       },

@@ -4,8 +4,7 @@
  * before any lab is touched.
  */
 import type { Os } from '../../../lab/contracts/cells.ts';
-import { isIpv4 } from '../../../lab/net/ipv4.ts';
-import { notAnEndpointAddress } from './external-echo.ts';
+import { contains, isIpv4, parseCidr } from '../../../lab/net/ipv4.ts';
 import { positiveIntSetting, SettingError } from '../../model/settings.ts';
 
 export const DEFAULT_IMAGE_REPO = 'registry.k8s.io/e2e-test-images';
@@ -65,6 +64,22 @@ function matching(
     throw new SettingError(`${name} must look like ${example}, got "${value}"`);
   }
   return value;
+}
+
+/**
+ * Why the API server refuses `ip` as an Endpoints address (the echo's Service names it), or
+ * undefined: Kubernetes' validation of endpoint IPs rejects the unspecified address, loopback,
+ * link-local and link-local multicast ("may not be in the loopback range (127.0.0.0/8)").
+ */
+function notAnEndpointAddress(ip: string): string | undefined {
+  const special: [string, string][] = [
+    ['0.0.0.0/32', 'the unspecified address'],
+    ['127.0.0.0/8', 'in the loopback range (127.0.0.0/8)'],
+    ['169.254.0.0/16', 'in the link-local range (169.254.0.0/16)'],
+    ['224.0.0.0/24', 'in the link-local multicast range (224.0.0.0/24)'],
+  ];
+  const hit = special.find(([cidr]) => contains(parseCidr(cidr)!, ip));
+  return hit?.[1];
 }
 
 /** The driver's settings from `env`; throws SettingError naming the setting and what it allows. */
