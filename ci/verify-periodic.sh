@@ -87,7 +87,7 @@ periodic() {
 only_windows_sourced() { ! grep -Ev '^(pod-to-pod(-udp)?|icmp)/windows-to-' <<<"$FAILING"; }
 # listed TREND HEADING TITLE TEXT: a row of the trend.md section HEADING names TITLE and shows TEXT.
 listed() {
-  awk -v h="$2" 'index($0,h)==1{on=1;next} /^### /{on=0} on' "$1" | grep -F -- "$3" | grep -qF -- "$4"
+  awk -v h="$2" 'index($0,h)==1{on=1;next} /^### /{on=0} on' "$1" | grep -F -- "$3" | grep -F -- "$4" >/dev/null
 }
 no_private_keys() { ! grep -rlE 'BEGIN [A-Z ]*PRIVATE KEY' "$1"; }
 no_leftovers() { ! ip netns list | grep -q "^hl-$LAB-"; }
