@@ -23,8 +23,12 @@
 #   DISRUPTIONS, DISRUPTION_NODES, OVER_TIME, LONG_LIVED_IDLE_MS
 #                      the over-time rows and the disruption phase (docs/disruption.md): on in
 #                      the nightly (DISRUPTIONS=on, LONG_LIVED_IDLE_MS=240000) unless set here
+#   PERIODIC_E2E       1 (default): after the suite, upstream's e2e.test on the lab (`npm run e2e`;
+#                      an emulated lab gets a skipped entry saying why); 0: no e2e step
+#   PERIODIC_E2E_ARGS  arguments for `npm run e2e --` (e.g. --focus REGEX; split on spaces)
 #
-# Exit: 0 every cell as expected · 1-124 the suite's exit code (mocha: failed tests) ·
+# Exit: 0 every cell as expected · 1-124 the suite's exit code (mocha: failed tests; 1 too when
+#       the suite passed and the e2e step found a failure or a disagreement) ·
 #       125 infrastructure failure (reap, lab up or teardown failed, the lab was not ready,
 #       no results) · 64 bad usage or invalid spec (nothing created) · 128+N signal N.
 set -uo pipefail
@@ -64,7 +68,7 @@ GRACE=${PERIODIC_GRACE:-60}
 WORK=$(mktemp -d)
 
 # Only what this script writes is cleared: stale results must never pass for this run's.
-rm -rf "${ARTIFACTS:?}"/{junit_01.xml,summary.md,matrix.html,results.json,trend.html,trend.md,periodic.log,lab,logs,nodes,netns,libvirt,kubernetes}
+rm -rf "${ARTIFACTS:?}"/{junit_01.xml,junit_e2e.xml,upstream-e2e.json,e2e,e2e-harness.log,summary.md,matrix.html,results.json,trend.html,trend.md,periodic.log,lab,logs,nodes,netns,libvirt,kubernetes}
 # The console goes to periodic.log too; tee ignores signals so teardown output is never lost.
 exec > >(trap '' INT TERM HUP; exec tee -a "$ARTIFACTS/periodic.log") 2>&1
 TEE_PID=$!
@@ -81,6 +85,7 @@ USAGE=""         # why the arguments or spec were refused
 UP_STARTED=""    # lab up was attempted: teardown is owed
 SUITE_STARTED="" # the suite was started: its (partial) results go into the history
 SUITE_RC=""      # the suite's exit code, once it ended
+E2E_RC=""        # the e2e step's exit code, once it ended
 TEARDOWN_FAILED=0 # lab down and the sweep after it both failed
 LAB_NAME="" LAB_ID="" LAB_PROVIDER="" LAB_CLUSTER="" LAB_EMULATED=""
 HYPERVISORS=()
@@ -148,7 +153,11 @@ exit_code() {
   if [ -n "$USAGE" ]; then echo "$EXIT_USAGE"; return; fi
   if [ -n "$INFRA" ] || [ -z "$SUITE_RC" ]; then echo "$EXIT_INFRA"; return; fi
   # A failed teardown turns a green run red but never hides the suite's own failure.
-  if [ "$SUITE_RC" -eq 0 ]; then echo $((TEARDOWN_FAILED ? EXIT_INFRA : 0)); return; fi
+  if [ "$SUITE_RC" -eq 0 ]; then
+    if [ -n "$E2E_RC" ] && [ "$E2E_RC" -ne 0 ]; then echo 1; return; fi
+    echo $((TEARDOWN_FAILED ? EXIT_INFRA : 0))
+    return
+  fi
   local status
   status=$(npx --no-install tsx ci/tools/periodic-facts.ts results "$ARTIFACTS/results.json")
   case "$status" in
@@ -194,7 +203,7 @@ finish() {
   if [ -n "$SUITE_STARTED" ]; then add_to_history; fi
   local code
   code=$(exit_code)
-  log "done: lab ${LAB_NAME:-?}, suite exit ${SUITE_RC:-none}${INFRA:+, infrastructure: $INFRA}${SIGNAL:+, interrupted by SIG$SIGNAL}$( ((TEARDOWN_FAILED)) && echo ', teardown FAILED') → exit $code (script status $rc)"
+  log "done: lab ${LAB_NAME:-?}, suite exit ${SUITE_RC:-none}${E2E_RC:+, e2e exit $E2E_RC}${INFRA:+, infrastructure: $INFRA}${SIGNAL:+, interrupted by SIG$SIGNAL}$( ((TEARDOWN_FAILED)) && echo ', teardown FAILED') → exit $code (script status $rc)"
   log "artifacts: $ARTIFACTS"
   rm -rf "$WORK"
   # Let tee drain what was written, without hanging on a stray process that holds the pipe.
@@ -264,3 +273,13 @@ rc=0
 run_step npm test -- "${MOCHA_ARGS[@]}" || rc=$?
 SUITE_RC=$rc
 log "suite exited $SUITE_RC"
+
+# Upstream's verdict beside the matrix's: e2e.test on the same lab, merged into its results.
+if [ "${PERIODIC_E2E:-1}" != 0 ] && [ -z "$INFRA" ]; then
+  read -r -a E2E_ARGS <<<"${PERIODIC_E2E_ARGS:-}"
+  log "running upstream e2e.test against $LAB_NAME${E2E_ARGS[*]:+ (${E2E_ARGS[*]})}"
+  rc=0
+  run_step npm run --silent e2e -- "${E2E_ARGS[@]}" || rc=$?
+  E2E_RC=$rc
+  log "e2e exited $E2E_RC"
+fi

@@ -87,7 +87,7 @@ periodic() {
 only_windows_sourced() { ! grep -Ev '^(pod-to-pod(-udp)?|icmp)/windows-to-' <<<"$FAILING"; }
 # listed TREND HEADING TITLE TEXT: a row of the trend.md section HEADING names TITLE and shows TEXT.
 listed() {
-  awk -v h="$2" 'index($0,h)==1{on=1;next} /^### /{on=0} on' "$1" | grep -F -- "$3" | grep -qF -- "$4"
+  awk -v h="$2" 'index($0,h)==1{on=1;next} /^### /{on=0} on' "$1" | grep -F -- "$3" | grep -F -- "$4" >/dev/null
 }
 no_private_keys() { ! grep -rlE 'BEGIN [A-Z ]*PRIVATE KEY' "$1"; }
 no_leftovers() { ! ip netns list | grep -q "^hl-$LAB-"; }
@@ -120,6 +120,11 @@ for node in $(json "$WORK/run1/artifacts/lab/plan.json" "d.nodes.filter(n=>n.os=
 done
 check "run1 results are labelled emulated" [ "$(json "$WORK/run1/artifacts/results.json" d.run.emulated)" = true ]
 check "run1 summary.md says EMULATED" grep -q EMULATED "$WORK/run1/artifacts/summary.md"
+check "run1 upstream e2e.test is skipped on the emulated lab, saying why" \
+  [ "$(json "$WORK/run1/artifacts/results.json" d.upstream.status)" = skipped ]
+check "run1 summary.md says why upstream e2e.test did not run" grep -q 'Skipped: the lab is emulated' "$WORK/run1/artifacts/summary.md"
+check "run1 junit_e2e.xml is valid JUnit" \
+  xmllint --noout --schema specs/report/junit.xsd "$WORK/run1/artifacts/junit_e2e.xml"
 check "run1 harness log records the teardown" grep -q '"lab is down"' "$WORK/run1/artifacts/logs/harness.log"
 check "run1 artifacts hold no private keys" no_private_keys "$WORK/run1/artifacts"
 check "run1 lab is down" lab_down run1

@@ -13,6 +13,7 @@ import { loadSpec } from '../../lab/spec/load-spec.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
 import { suiteSettings } from '../../specs/engine/suite-settings.ts';
 import { SELFTEST_ARGS } from '../../specs/selftest/selftest-args.ts';
+import { e2eSettings } from '../../specs/upstream/e2e-settings.ts';
 import { parseMutationArgs } from '../mutation/mutation-args.ts';
 import type { DocCommand } from './doc-commands.ts';
 
@@ -96,6 +97,10 @@ async function npmCommand(command: DocCommand, ctx: CommandContext): Promise<str
   if (script === 'mutation') {
     parseMutationArgs(args);
     return 'mutation';
+  }
+  if (script === 'e2e') {
+    e2eSettings(args, command.env);
+    return 'e2e';
   }
   if (script === 'test') {
     suiteArgs(args, command.env);

@@ -66,9 +66,9 @@ async function syncRules(ctx: SyncContext, state: ClusterState, force: boolean):
         state.applied.rules[node.name] = hash;
       }
       const flows = udpFlows(services);
-      const gone = (state.applied.udpFlows?.[node.name] ?? []).filter((f) => !flows.includes(f));
+      const stale = staleUdpFlows(state.applied.udpFlows?.[node.name] ?? [], flows);
       // A node whose kube-proxy keeps stale UDP entries (fault injection) forgets nothing.
-      if (state.keepsUdpFlows?.includes(node.name) !== true) await forgetUdpFlows(shell, gone);
+      if (state.keepsUdpFlows?.includes(node.name) !== true) await forgetUdpFlows(shell, stale);
       state.applied.udpFlows = { ...state.applied.udpFlows, [node.name]: flows };
     }),
   );
@@ -95,24 +95,77 @@ function udpFlows(services: readonly ServiceEndpoints[]): string[] {
 }
 
 /**
- * Deletes the conntrack entries of UDP flows whose endpoint left the node's rules, as kube-proxy
- * does: a UDP entry outlives its endpoint (UDP has no connection to end), and a later datagram
+ * What to forget when a node's UDP flows go from `before` to `now`, as kube-proxy clears them: a
+ * Service address or node port with no flow left (its Service deleted, or without endpoints) by
+ * itself (`FLAG VALUE -`: every entry to it is stale), else each endpoint that left it.
+ */
+export function staleUdpFlows(before: readonly string[], now: readonly string[]): string[] {
+  const matchOf = (flow: string) => flow.slice(0, flow.lastIndexOf(' '));
+  const live = new Set(now.map(matchOf));
+  const gone = before.filter((f) => !now.includes(f));
+  return [...new Set(gone.map((f) => (live.has(matchOf(f)) ? f : `${matchOf(f)} -`)))];
+}
+
+/**
+ * Deletes the conntrack entries of the UDP flows staleUdpFlows names, as kube-proxy does: a UDP entry outlives its endpoint (UDP has no connection to end), and a later datagram
  * on the same addresses and ports would follow it to the gone endpoint instead of the rules. Pods
  * of the next suite run get the same IPs, and a source port comes round again sooner or later.
  */
-async function forgetUdpFlows(shell: NodeShell, flows: readonly string[]): Promise<void> {
-  await settleAll(
-    flows.map(async (flow) => {
-      const [flag = '', value = '', endpoint = ''] = flow.split(' ');
-      const argv = ['conntrack', '-D', '-p', 'udp', flag, value, '--reply-src', endpoint];
-      // conntrack exits 1 when no entry matched.
-      const result = await shell.exec(argv, { check: false });
-      if (result.exitCode > 1) {
-        throw new Error(`${argv.join(' ')} exited ${result.exitCode}: ${result.stderr.trim()}`);
-      }
-    }),
+export async function forgetUdpFlows(shell: NodeShell, flows: readonly string[]): Promise<void> {
+  if (flows.length === 0) return;
+  // One shell per node, not one process per flow: a suite run's namespace going away ends a
+  // hundred flows, and each process started from the harness costs milliseconds of its CPU.
+  const result = await shell.exec(
+    ['sh', '-c', FORGET_UDP_FLOWS, 'forget-udp-flows', ...flows.flatMap((f) => f.split(' '))],
+    { check: false },
   );
+  if (result.exitCode !== 0) {
+    throw new Error(`conntrack -D of UDP flows on ${shell.node}: ${result.stderr.trim()}`);
+  }
 }
+
+/**
+ * sh program: its arguments are triples FLAG VALUE ENDPOINT; deletes the UDP flows matched by FLAG
+ * VALUE (--orig-dst ADDRESS, --orig-port-dst PORT) whose replies come from ENDPOINT (`-`: from
+ * anywhere). Each
+ * `conntrack -D` walks the node's whole table (thousands of entries after a suite run), so the
+ * table is listed once and only the triples it holds are deleted. conntrack exits 1 when no entry
+ * matched; any other failure is said on stderr with its command, and the program fails after
+ * trying the rest.
+ */
+export const FORGET_UDP_FLOWS = `status=0
+if listing=$(conntrack -L -p udp 2>/dev/null); then
+held=$(printf '%s\\n' "$listing" | awk -v want="$*" '
+  BEGIN { n = split(want, w, " ") }
+  {
+    dst = ""; dport = ""; src = 0; rsrc = ""
+    for (f = 1; f <= NF; f++) {
+      eq = index($f, "="); k = substr($f, 1, eq - 1); v = substr($f, eq + 1)
+      if (k == "dst" && dst == "") dst = v
+      else if (k == "dport" && dport == "") dport = v
+      else if (k == "src" && ++src == 2) rsrc = v
+    }
+    for (i = 1; i + 2 <= n; i += 3)
+      if ((w[i] == "--orig-dst" ? dst : dport) == w[i + 1] && (w[i + 2] == "-" || rsrc == w[i + 2])) hit[i] = 1
+  }
+  END { for (i = 1; i + 2 <= n; i += 3) if (i in hit) print w[i], w[i + 1], w[i + 2] }')
+else
+held=$(printf '%s %s %s\\n' "$@")
+fi
+while read -r flag value endpoint; do
+  [ -n "$flag" ] || continue
+  set -- -D -p udp "$flag" "$value"
+  [ "$endpoint" = - ] || set -- "$@" --reply-src "$endpoint"
+  said=$(conntrack "$@" 2>&1 >/dev/null)
+  rc=$?
+  if [ "$rc" -gt 1 ]; then
+    echo "conntrack $* exited $rc: $said" >&2
+    status=1
+  fi
+done <<EOF
+$held
+EOF
+exit "$status"`;
 
 /** Writes the zone; when it changed and the DNS pod runs, reloads it and waits for the reload. */
 async function syncZone(ctx: SyncContext, state: ClusterState, force: boolean): Promise<void> {

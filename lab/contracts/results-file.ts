@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import { PERF_MEASURES } from './cells.ts';
+import { UpstreamRunSchema } from './upstream-results.ts';
+import { VERDICTS, isoDate, type Verdict } from './verdicts.ts';
 
 /** Named results a probe can come to; each cell expects one of them. */
 export const Outcome = {
@@ -33,34 +35,7 @@ export const Outcome = {
 export type Outcome = (typeof Outcome)[keyof typeof Outcome];
 const OUTCOMES = Object.values(Outcome) as [Outcome, ...Outcome[]];
 
-/** How a cell ended, after comparing the outcome with the profile's expectation. */
-export const VERDICTS = [
-  /** Expected ok, got ok. */
-  'pass',
-  /** Expected ok (or a named failure), got something else. */
-  'fail',
-  /** The profile expects this failure and it happened: reported as skipped with the reason. */
-  'expected-failure',
-  /** The profile expects a failure but the cell passed: reported loudly (fails in strict). */
-  'unexpected-pass',
-  /** The lab cannot host this cell (e.g. no second Windows node); the reason says why. */
-  'skipped',
-  /** The lab was not ready; reported once as an infrastructure failure, not a network one. */
-  'infra-error',
-] as const;
-export type Verdict = (typeof VERDICTS)[number];
-
-/**
- * A red verdict: the cell failed, passed where the profile expects a failure, or never ran. An
- * expected failure (a documented limitation the profile names) is not red.
- */
-export function isRed(verdict: Verdict): boolean {
-  return verdict === 'fail' || verdict === 'unexpected-pass' || verdict === 'infra-error';
-}
-
-export const isoDate = z
-  .string()
-  .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'expected an ISO date' });
+export { VERDICTS, isRed, isoDate, type Verdict } from './verdicts.ts';
 
 export const EndpointSchema = z.object({
   os: z.enum(['linux', 'windows', 'external']),
@@ -318,5 +293,7 @@ export const ResultsFileSchema = z.object({
   other: z.array(OtherResultSchema),
   /** The signal that cut the run short, when one did. */
   interrupted: z.string().optional(),
+  /** Upstream's e2e.test on the same lab, when `npm run e2e` ran after the matrix (DESIGN §14). */
+  upstream: UpstreamRunSchema.optional(),
 });
 export type ResultsFile = z.infer<typeof ResultsFileSchema>;

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { ResultsFileSchema, type ResultsFile } from '../contracts/results-file.ts';
 import { formatIssues } from '../spec/format-issues.ts';
 import { HistoryError } from './history-error.ts';
+import { upstreamCells } from './upstream-cells.ts';
 import {
   RECORD_FORMAT,
   outcomeOf,
@@ -92,7 +93,7 @@ export function recordFromResults(
     ...(options.link === undefined ? {} : { link: options.link }),
     addedAt: (options.now ?? new Date()).toISOString(),
     ...(run.mesh === undefined ? {} : { mesh: run.mesh }),
-    cells: results.cells.map(recordCell),
+    cells: [...results.cells.map(recordCell), ...upstreamCells(results.upstream, shorten)],
   };
 }
 
@@ -142,7 +143,9 @@ function shorten(text: string): string {
 
 /** Failures win; then infrastructure trouble (no cells, lab not ready, a failed hook); then an interruption. */
 function runStatus(results: Results): RunStatus {
-  const outcomes = results.cells.map((c) => outcomeOf(c.verdict));
+  const outcomes = [...results.cells, ...upstreamCells(results.upstream, (t) => t)].map((c) =>
+    outcomeOf(c.verdict),
+  );
   const { other } = results;
   if (outcomes.includes('fail') || other.some((o) => o.state === 'failed')) return 'failed';
   if (

@@ -63,6 +63,30 @@ export function imageTarball(os: NodeOs, ref: string): string {
   return `images/${os}/${ref.replace(/[/:@]/g, '_')}.tar`;
 }
 
+/**
+ * Upstream's e2e suite in the cache (vagrant/artifacts/kubernetes/e2e.sh): e2e.test and ginkgo,
+ * KUBE_TEST_REPO_LIST, and the images its network tests run (`<lab ref> <upstream ref>` lines).
+ */
+export const E2E_ARTIFACTS = {
+  e2eTest: 'e2e/linux/amd64/e2e.test',
+  ginkgo: 'e2e/linux/amd64/ginkgo',
+  repoList: 'e2e/repo-list.yaml',
+  images: 'e2e/images.txt',
+} as const;
+
+/** The lab's image references of an `e2e/images.txt`. */
+export function e2eImageRefs(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/)[0] ?? '')
+    .filter((ref) => ref !== '' && !ref.startsWith('#'));
+}
+
+/** `kubernetes/v1.20.2/linux/amd64/kubectl`: a Kubernetes binary in the cache. */
+export function kubernetesBinary(v: Pick<ComponentVersions, 'kubernetes'>, bin: string): string {
+  return `kubernetes/${v.kubernetes}/linux/amd64/${bin}`;
+}
+
 /** The list kubeadm prints for this version; the cache holds it so image tags are never guessed. */
 export function kubeadmImageList(v: ComponentVersions): string {
   return `kubernetes/${v.kubernetes}/images.txt`;
@@ -117,7 +141,7 @@ function linuxFiles(v: ComponentVersions, needs: ClusterNeeds): Artifact[] {
   const k = v.kubernetes;
   const bins = ['kubeadm', 'kubelet', 'kubectl'].map((bin): Artifact => ({
     kind: 'file',
-    path: `kubernetes/${k}/linux/amd64/${bin}`,
+    path: kubernetesBinary(v, bin),
     what: `${bin} for Kubernetes ${k}`,
     from: `${DL_K8S}/${k}/bin/linux/amd64/${bin}, or ${BUILD_FROM_DEBIAN}`,
   }));

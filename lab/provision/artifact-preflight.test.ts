@@ -116,6 +116,26 @@ describe('artifact cache preflight', function () {
     expect(await missingArtifacts(plan, v, { kind: 'dir', dir }, runner)).to.deep.equal([]);
   });
 
+  it('with kubeadm.e2eImages, wants e2e/images.txt and then every image it lists, and nothing without', async () => {
+    fill(dir);
+    const e2e = componentVersions(plan, { e2eImages: true });
+    expect(
+      (await missingArtifacts(plan, e2e, { kind: 'dir', dir }, runner)).map((m) => m.message),
+    ).to.deep.equal([
+      `artifact missing: e2e/images.txt for Kubernetes v1.30.4 — stage it in ${dir}`,
+    ]);
+    mkdirSync(join(dir, 'e2e'));
+    writeFileSync(
+      join(dir, 'e2e', 'images.txt'),
+      'hybrid-lab/e2e/agnhost:2.21 k8s.gcr.io/e2e-test-images/agnhost:2.21\nhybrid-lab/e2e/busybox:1.29 docker.io/library/busybox:1.29\n',
+    );
+    writeFileSync(join(dir, 'images', 'linux', 'hybrid-lab_e2e_busybox_1.29.tar'), 'x');
+    expect(
+      (await missingArtifacts(plan, e2e, { kind: 'dir', dir }, runner)).map((m) => m.artifact.path),
+    ).to.deep.equal(['images/linux/hybrid-lab_e2e_agnhost_2.21.tar']);
+    expect(await missingArtifacts(plan, v, { kind: 'dir', dir }, runner)).to.deep.equal([]);
+  });
+
   it('checks a cache URL the same way (HTTP on loopback, through curl)', async () => {
     fill(dir, /flanneld\.exe/);
     const server: Server = createServer((req, res) => {

@@ -7,6 +7,8 @@ import type { PreflightProblem } from '../errors.ts';
 import {
   artifactsForPlan,
   DEBIAN_REPO_DIR,
+  E2E_ARTIFACTS,
+  e2eImageRefs,
   imageTarball,
   kubeadmImageList,
   kubeadmImagesUsed,
@@ -109,10 +111,30 @@ export async function missingArtifacts(
       from: `ctr -n k8s.io images export --platform linux/amd64 FILE ${ref}`,
     });
   }
+  if (versions.e2eImages === true) wanted.push(...(await e2eImageArtifacts(reader)));
   const present = await Promise.all(wanted.map((a) => isPresent(reader, a, index)));
   return wanted
     .filter((_, i) => present[i] !== true)
     .map((artifact) => ({ artifact, message: missingMessage(artifact, versions, reader.where) }));
+}
+
+/** The list of upstream's e2e images and, once it is there, each image it names. */
+async function e2eImageArtifacts(reader: CacheReader): Promise<Artifact[]> {
+  const from = "bash vagrant/artifacts/kubernetes/build.sh (upstream's e2e suite and its images)";
+  const list: Artifact = {
+    kind: 'file',
+    path: E2E_ARTIFACTS.images,
+    what: "the images of upstream's e2e.test (kubeadm.e2eImages)",
+    from,
+  };
+  const text = await reader.read(E2E_ARTIFACTS.images);
+  if (text === undefined) return [list];
+  return e2eImageRefs(text).map((ref) => ({
+    kind: 'image',
+    path: imageTarball('linux', ref),
+    what: `image ${ref} of upstream's e2e.test`,
+    from,
+  }));
 }
 
 /** The one wording of a missing artifact, shared with the node scripts. */

@@ -28,6 +28,8 @@ export interface ComponentVersions {
   clusterDns: { kind: 'coredns' } | { kind: 'hl-cluster-dns'; image: string };
   /** The agnhost image per OS the nodes import for the suite, where the spec names one. */
   agnhostImages: Partial<Record<'linux' | 'windows', string>>;
+  /** Linux nodes import the images of the cache's e2e/images.txt (upstream's e2e.test). */
+  e2eImages?: boolean;
 }
 
 const vee = (v: string): string => (v.startsWith('v') ? v : `v${v}`);
@@ -54,7 +56,7 @@ function defaultImageRepository(minor: number): string {
 export function componentVersions(
   plan: LabPlan,
   kubeadm: Partial<
-    Pick<KubeadmSpec, 'versions' | 'imageRepository' | 'clusterDns' | 'agnhostImage'>
+    Pick<KubeadmSpec, 'versions' | 'imageRepository' | 'clusterDns' | 'agnhostImage' | 'e2eImages'>
   > = {},
 ): ComponentVersions {
   const overrides = kubeadm.versions ?? {};
@@ -83,6 +85,7 @@ export function componentVersions(
         ? { kind: 'hl-cluster-dns', image: HL_CLUSTER_DNS_IMAGE }
         : { kind: 'coredns' },
     agnhostImages: agnhostImagesOf(kubeadm.agnhostImage),
+    ...(kubeadm.e2eImages === true ? { e2eImages: true } : {}),
   };
 }
 

@@ -40,6 +40,8 @@ export interface ProvisionerDeps {
   versions: ComponentVersions;
   /** `kubeadm config images list` of the chosen version (empty without a cache). */
   kubeadmImages: readonly string[];
+  /** The images of upstream's e2e.test Linux nodes import (empty unless the spec asks). */
+  e2eImages?: readonly string[];
   shells: ReadonlyMap<string, ProvisionShell>;
   /** Where the harness reaches the API server, when not at the control plane's address (a relay). */
   apiServer?: string;
@@ -85,6 +87,7 @@ export class LabProvisioner {
         ? [
             ...kubeadmImagesFor(node.role, this.deps.kubeadmImages, v),
             ...extraLinuxImages(v, clusterNeeds(this.plan)),
+            ...(this.deps.e2eImages ?? []),
           ]
         : windowsImages(v);
     return refs.map((ref) => imageTarball(node.os, ref));

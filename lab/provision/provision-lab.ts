@@ -11,7 +11,12 @@ import type { Logger } from '../log/logger.ts';
 import type { Progress } from '../log/progress.ts';
 import type { LabPlan } from '../plan/lab-plan.ts';
 import type { PreflightProblem } from '../errors.ts';
-import { clusterNeeds, kubeadmImageList } from './artifact-catalogue.ts';
+import {
+  clusterNeeds,
+  E2E_ARTIFACTS,
+  e2eImageRefs,
+  kubeadmImageList,
+} from './artifact-catalogue.ts';
 import { artifactProblems, missingArtifacts, parseImageList } from './artifact-preflight.ts';
 import { componentVersions, type ComponentVersions } from './component-versions.ts';
 import { controlPlaneOf } from './kubeadm-config.ts';
@@ -59,11 +64,24 @@ async function kubeadmImages(
   options: ProvisionOptions,
   versions: ComponentVersions,
 ): Promise<string[]> {
+  return parseImageList(await readCacheText(options, kubeadmImageList(versions)));
+}
+
+/** The images of upstream's e2e.test every Linux node imports, when the spec asks for them. */
+async function e2eImages(
+  options: ProvisionOptions,
+  versions: ComponentVersions,
+): Promise<string[]> {
+  if (versions.e2eImages !== true) return [];
+  return e2eImageRefs(await readCacheText(options, E2E_ARTIFACTS.images));
+}
+
+/** A text file of the cache ('' without one, or when it is not there). */
+async function readCacheText(options: ProvisionOptions, rel: string): Promise<string> {
   const source = options.settings.artifacts;
-  const rel = kubeadmImageList(versions);
   if (source.kind === 'dir') {
     const file = join(source.dir, ...rel.split('/'));
-    return existsSync(file) ? parseImageList(readFileSync(file, 'utf8')) : [];
+    return existsSync(file) ? readFileSync(file, 'utf8') : '';
   }
   if (source.kind === 'url') {
     const result = await options.runner.run(
@@ -71,9 +89,9 @@ async function kubeadmImages(
       ['-fsSL', '--max-time', '20', `${source.url}/${rel}`],
       { timeoutMs: 30_000 },
     );
-    return parseImageList(result.stdout);
+    return result.stdout;
   }
-  return [];
+  return '';
 }
 
 /** SSH shells to the plan's nodes (VMs): Linux logins run root's commands through sudo. */
@@ -149,6 +167,7 @@ export async function provision(
     ...options,
     versions,
     kubeadmImages: await kubeadmImages(options, versions),
+    e2eImages: await e2eImages(options, versions),
     shells,
   });
   const cpSteps = controlPlaneSteps();

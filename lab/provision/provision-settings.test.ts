@@ -13,7 +13,7 @@ describe('provision settings (spec fields artifacts, kubeadm)', () => {
   it("defaults to no cache, CoreDNS, the version's registry and 3 attempts", () => {
     expect(provisionSettingsOf({ name: 'x' })).to.deep.equal({
       artifacts: { kind: 'none' },
-      kubeadm: { clusterDns: 'coredns', retries: 3, versions: {} },
+      kubeadm: { clusterDns: 'coredns', e2eImages: false, retries: 3, versions: {} },
     });
   });
 

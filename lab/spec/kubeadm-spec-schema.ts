@@ -68,6 +68,12 @@ export const KubeadmSpecSchema = z
       .describe(
         'The agnhost image the nodes import from the cache and the suite deploys: one reference for both OSes (an image with linux and windows variants), or one per OS. hybrid-lab/ images (vagrant/artifacts/kubernetes/build.sh) are Linux only.',
       ),
+    e2eImages: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Every Linux node imports the images upstream's e2e.test runs (the artifact cache's e2e/images.txt, from build.sh), so `npm run e2e` runs offline.",
+      ),
     /** Attempts of a step whose failure looks transient (SSH drop, apt lock, timeout). */
     retries: z.int().min(1).max(10).default(3),
     versions: ComponentVersionsSchema.prefault({}),

@@ -1,6 +1,13 @@
 /** CellRunner with a lab that cannot carry a probe: an infrastructure error, never a verdict on the network. */
 import { expect } from 'chai';
-import type { LabDriver, ProbeReply, ProbeRequest, SuiteNode } from '../model/lab-driver.ts';
+import type {
+  LabDriver,
+  ProbeReply,
+  ProbeRequest,
+  SuiteNode,
+  Workloads,
+} from '../model/lab-driver.ts';
+import { NOT_FORWARDED_MS } from '../model/cell-plan.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
 import { fakeWorkloads } from '../testing/fake-workloads.ts';
 import { probeArgs } from '../drivers/probe-args.ts';
@@ -102,5 +109,51 @@ describe('CellRunner: a Service without endpoints', () => {
     });
     expect(result).to.include({ verdict: 'infra-error', attempts: 1 });
     expect(result.detail).to.match(/: node lin2 is gone$/);
+  });
+});
+
+describe('CellRunner: how long a probe may wait', () => {
+  const cells = expandCells(
+    [{ kind: 'pod-to-pod', from: 'linux', to: 'linux', vias: ['ip'], placements: ['cross-node'] }],
+    NODES,
+  );
+  /** The timeout of each probe the driver was handed, for a cell expecting `expected`. */
+  async function timeouts(expected: Outcome, timeoutMs: number, planned?: number) {
+    const driver = argvDriver([]);
+    const given: number[] = [];
+    driver.probeFromPod = (_pod, _request, ms) => {
+      given.push(ms);
+      return Promise.resolve({ result: 'timeout', error: 'no answer' });
+    };
+    const plan = cells[0]!;
+    const probe = plan.probe!;
+    const withBound =
+      planned === undefined
+        ? plan
+        : { ...plan, probe: (w: Workloads) => ({ ...probe(w), timeoutMs: planned }) };
+    const runner = new CellRunner(driver, fakeWorkloads(NODES), {
+      concurrency: 1,
+      timeoutMs,
+      retries: 0,
+    });
+    const result = await runner.result(withBound, { expected });
+    return { given, verdict: result.verdict };
+  }
+
+  it('the run timeout for a cell expected to answer', async () => {
+    expect(await timeouts(Outcome.Ok, 3000)).to.deep.equal({ given: [3000], verdict: 'fail' });
+  });
+
+  it('a cell expected to time out waits as long as one nothing may answer, never longer than the run timeout', async () => {
+    expect(await timeouts(Outcome.Timeout, 3000)).to.deep.equal({
+      given: [NOT_FORWARDED_MS],
+      verdict: 'expected-failure',
+    });
+    expect((await timeouts(Outcome.Timeout, 400)).given).to.deep.equal([400]);
+  });
+
+  it("a cell's own bound is kept", async () => {
+    expect((await timeouts(Outcome.Timeout, 3000, 2500)).given).to.deep.equal([2500]);
+    expect((await timeouts(Outcome.Ok, 3000, 1200)).given).to.deep.equal([1200]);
   });
 });

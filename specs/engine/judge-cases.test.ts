@@ -123,6 +123,15 @@ describe('judge', () => {
       detail: 'not forwarded (timeout), as documented',
     });
     expect(judgeReply({ result: 'refused' }, check).outcome).to.equal(Outcome.Ok);
+    // A node without a route for it (VMs with no way out) reports the drop as unreachable.
+    expect(judgeReply({ result: 'unreachable', error: 'ENETUNREACH' }, check)).to.deep.equal({
+      outcome: Outcome.Ok,
+      detail: 'not forwarded (unreachable), as documented',
+    });
+    expect(judgeReply({ result: 'unreachable' }, { kind: 'refused' })).to.deep.equal({
+      outcome: Outcome.Unreachable,
+      detail: 'unreachable',
+    });
     expect(judgeReply({ result: 'ok', body: 'netexec-lin1-b' }, check)).to.deep.equal({
       outcome: Outcome.WrongAnswer,
       detail: 'forwarded: answered by netexec-lin1-b; nothing may answer here',

@@ -227,7 +227,10 @@ function judgeNotForwarded(
   reply: ProbeReply,
   refusedOnly: boolean,
 ): { outcome: Outcome; detail: string } {
-  if (reply.result === 'refused' || (reply.result === 'timeout' && !refusedOnly)) {
+  // Unreachable: the source's own node had no route for it (a node without a default route once
+  // kube-proxy marked it for dropping): it left for nowhere, as a drop.
+  const dropped = reply.result === 'timeout' || reply.result === 'unreachable';
+  if (reply.result === 'refused' || (dropped && !refusedOnly)) {
     return { outcome: Outcome.Ok, detail: `not forwarded (${reply.result}), as documented` };
   }
   if (reply.result === 'ok' || reply.result === 'http-error') {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { SuiteNode, Workloads } from '../model/lab-driver.ts';
+import { NOT_FORWARDED_MS } from '../model/cell-plan.ts';
 import { fakeWorkloads } from '../testing/fake-workloads.ts';
 import { expandCells } from './expand-cells.ts';
 import { MATRIX } from './rows.ts';
@@ -440,6 +441,7 @@ describe('matrix expansion', () => {
       from: 'outside',
       request: { kind: 'http', url: 'http://192.168.200.14:30281/hostname' },
       check: { kind: 'not-forwarded' },
+      timeoutMs: NOT_FORWARDED_MS,
     });
   });
 });

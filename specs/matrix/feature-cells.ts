@@ -11,7 +11,7 @@ import {
   type Variant,
 } from '../../lab/contracts/cells.ts';
 import type { Endpoint } from '../../lab/contracts/results-file.ts';
-import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
+import { NOT_FORWARDED_MS, type CellPlan, type ProbeSpec } from '../model/cell-plan.ts';
 import type { ProbeRequest, SuiteNode, Workloads } from '../model/lab-driver.ts';
 import {
   affinityRequests,
@@ -35,12 +35,6 @@ import {
 } from './cell-parts.ts';
 import type { MatrixRow } from './rows.ts';
 import { FULL_MESH, crossNodePairs, type Mesh } from './mesh.ts';
-
-/**
- * How long a probe that nothing may answer waits: a first SYN left unanswered for the second
- * before it would be sent again was dropped (a forwarded one is answered in milliseconds).
- */
-export const NOT_FORWARDED_MS = 1000;
 
 /** How long after an affinity timeout expired the second run starts: the kernel's clock ticks in ms. */
 export const AFFINITY_EXPIRY_MARGIN_MS = 500;

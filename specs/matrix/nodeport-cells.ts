@@ -1,7 +1,7 @@
 /** The NodePort rows: from outside via every node (Cluster and Local policy), and a node to its own. */
 import { localEndpointNodes, type CellKey } from '../../lab/contracts/cells.ts';
 import type { Endpoint } from '../../lab/contracts/results-file.ts';
-import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
+import { NOT_FORWARDED_MS, type CellPlan, type ProbeSpec } from '../model/cell-plan.ts';
 import { hostNetworkSource, type SuiteNode } from '../model/lab-driver.ts';
 import { backendPod, localServiceName, serviceName } from '../model/workload-names.ts';
 import {
@@ -117,6 +117,7 @@ export function nodePortLocal(
           from: 'outside',
           request: { kind: 'http', url: `${base}/hostname` },
           check: { kind: 'not-forwarded' },
+          timeoutMs: NOT_FORWARDED_MS,
         };
       }
       const own = backendPod(node.name);

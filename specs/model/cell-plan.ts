@@ -4,6 +4,13 @@ import type { CellMeta } from '../../lab/contracts/results-file.ts';
 import type { ChurnStep, Os } from '../../lab/contracts/cells.ts';
 
 /** What the far end must show for the cell to be Ok. */
+/**
+ * How long a probe that nothing may answer waits: a first SYN left unanswered for the second
+ * before it would be sent again was dropped (a forwarded one is answered in milliseconds). Cells
+ * the profile expects to time out wait as long: an answer, were there one, takes milliseconds.
+ */
+export const NOT_FORWARDED_MS = 1000;
+
 export type Check =
   /** /clientip must show this address (the source pod, or the node after SNAT); with `peer`, the client must have connected to that address. */
   | { kind: 'source-ip'; expect: string; peer?: string }

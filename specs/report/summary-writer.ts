@@ -14,6 +14,8 @@ import {
 import { runStatus, type Report } from '../model/report.ts';
 import type { Totals } from '../../lab/contracts/results-file.ts';
 import { recoveryMarkdown } from './recovery-table.ts';
+import { upstreamHasProblems } from '../../lab/contracts/upstream-results.ts';
+import { upstreamBanner, upstreamSection } from './upstream-summary.ts';
 
 /** Grid symbol per verdict. */
 export const VERDICT_SYMBOL: Record<Verdict, string> = {
@@ -31,7 +33,8 @@ const DETAIL_MAX = 400;
 export function renderSummary(report: Report): string {
   const { run, totals } = report;
   const out: string[] = [];
-  const icon = { problems: '❌', empty: '⚠️', ok: '✅' }[runStatus(totals)];
+  const upstreamRed = report.upstream !== undefined && upstreamHasProblems(report.upstream);
+  const icon = upstreamRed ? '❌' : { problems: '❌', empty: '⚠️', ok: '✅' }[runStatus(totals)];
   const emulated = run.emulated ? ' (EMULATED)' : '';
   out.push(`## ${icon} hybrid-lab conformance${emulated}: ${md(run.lab)}`, '');
   if (run.emulated) out.push(`> ⚠️ **${EMULATED_BANNER}.** Provider: ${md(run.provider)}.`, '');
@@ -44,6 +47,7 @@ export function renderSummary(report: Report): string {
   if (totals.cells === 0)
     out.push('> ⚠️ **No matrix cell ran** — check the lab and the `--grep` filter.', '');
   out.push(countsLine(totals), '');
+  out.push(...upstreamBanner(report));
   out.push(...runInfo(report), '');
   for (const grid of buildGrids(report.cells)) out.push(...gridTable(grid));
   const byNode = buildGrids(report.cells, BY_NODE);
@@ -63,6 +67,7 @@ export function renderSummary(report: Report): string {
   out.push(...recoveryMarkdown(report.cells, run.emulated));
   out.push(...perfSection(report), ...timingSection(report));
   out.push(...problems(report));
+  out.push(...upstreamSection(report));
   return `${out.join('\n').trimEnd()}\n`;
 }
 

@@ -34,6 +34,9 @@ export function expectOnlyDroppedCells(
     const nodePortTo = /^pod-to-nodeport\/\w+-to-(\w+)\//.exec(cell.cell)?.[1];
     if (nodePortTo !== undefined) expect(nodePortTo, cell.cell).to.equal(drop.targetOs);
     else expect(cell.target.node.split(','), cell.cell).to.include(drop.target);
+    // An affinity cell's trace is a new connection: once the client's affinity timed out it may be
+    // balanced to an endpoint the drop does not touch; which endpoint is sticky is a random pick.
+    if (cell.cell.startsWith('affinity/')) continue;
     expect(cell.evidence?.diedAt, cell.cell).to.equal(
       cell.cell.startsWith('churn/')
         ? CHURN_NOT_TRACED

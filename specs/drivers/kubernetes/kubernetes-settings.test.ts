@@ -63,6 +63,16 @@ describe("the Kubernetes driver's settings", () => {
     [{ EVIDENCE_NODE_IMAGE: 'debian 12' }, /^EVIDENCE_NODE_IMAGE must look like /],
     [{ AGNHOST_TAG: 'a b' }, /^AGNHOST_TAG must look like /],
     [{ EXTERNAL_ECHO_ADDRESS: 'echo.local' }, /^EXTERNAL_ECHO_ADDRESS must be an IPv4 address/],
+    [
+      { EXTERNAL_ECHO_ADDRESS: '127.0.0.1' },
+      /^EXTERNAL_ECHO_ADDRESS must be an address Kubernetes accepts in an Endpoints object, got "127\.0\.0\.1" \(in the loopback range \(127\.0\.0\.0\/8\)\)$/,
+    ],
+    [
+      { EXTERNAL_ECHO_ADDRESS: '169.254.3.4' },
+      /\(in the link-local range \(169\.254\.0\.0\/16\)\)$/,
+    ],
+    [{ EXTERNAL_ECHO_ADDRESS: '224.0.0.251' }, /\(in the link-local multicast range/],
+    [{ EXTERNAL_ECHO_ADDRESS: '0.0.0.0' }, /\(the unspecified address\)/],
     [{ EXTERNAL_ECHO_PORT: '70000' }, /^EXTERNAL_ECHO_PORT must be a port number \(0-65535\)/],
     [{ EXTERNAL_ECHO_PORT: 'x' }, /^EXTERNAL_ECHO_PORT must be a port number/],
     [{ HYBRID_KEEP_RUN_NAMESPACE: 'yes' }, /^HYBRID_KEEP_RUN_NAMESPACE must be 1 or 0, got "yes"/],

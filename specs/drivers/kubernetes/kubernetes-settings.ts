@@ -4,7 +4,7 @@
  * before any lab is touched.
  */
 import type { Os } from '../../../lab/contracts/cells.ts';
-import { isIpv4 } from '../../../lab/net/ipv4.ts';
+import { contains, isIpv4, parseCidr } from '../../../lab/net/ipv4.ts';
 import { positiveIntSetting, SettingError } from '../../model/settings.ts';
 
 export const DEFAULT_IMAGE_REPO = 'registry.k8s.io/e2e-test-images';
@@ -66,6 +66,22 @@ function matching(
   return value;
 }
 
+/**
+ * Why the API server refuses `ip` as an Endpoints address (the echo's Service names it), or
+ * undefined: Kubernetes' validation of endpoint IPs rejects the unspecified address, loopback,
+ * link-local and link-local multicast ("may not be in the loopback range (127.0.0.0/8)").
+ */
+function notAnEndpointAddress(ip: string): string | undefined {
+  const special: [string, string][] = [
+    ['0.0.0.0/32', 'the unspecified address'],
+    ['127.0.0.0/8', 'in the loopback range (127.0.0.0/8)'],
+    ['169.254.0.0/16', 'in the link-local range (169.254.0.0/16)'],
+    ['224.0.0.0/24', 'in the link-local multicast range (224.0.0.0/24)'],
+  ];
+  const hit = special.find(([cidr]) => contains(parseCidr(cidr)!, ip));
+  return hit?.[1];
+}
+
 /** The driver's settings from `env`; throws SettingError naming the setting and what it allows. */
 export function kubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
   const repo = matching(env, 'IMAGE_REPO', REPO, DEFAULT_IMAGE_REPO) ?? DEFAULT_IMAGE_REPO;
@@ -76,6 +92,11 @@ export function kubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
       `EXTERNAL_ECHO_ADDRESS must be an IPv4 address of this host, got "${echoAddress}"`,
     );
   }
+  const refused = echoAddress === undefined ? undefined : notAnEndpointAddress(echoAddress);
+  if (refused !== undefined)
+    throw new SettingError(
+      `EXTERNAL_ECHO_ADDRESS must be an address Kubernetes accepts in an Endpoints object, got "${echoAddress}" (${refused})`,
+    );
   const port = text(env, 'EXTERNAL_ECHO_PORT');
   if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) <= 65535)) {
     throw new SettingError(`EXTERNAL_ECHO_PORT must be a port number (0-65535), got "${port}"`);

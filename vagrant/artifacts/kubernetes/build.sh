@@ -37,6 +37,8 @@ KUBE_TARGETS=(cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-scheduler 
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 STAGE_DEBS=$HERE/../../scripts/linux/stage-debian-packages.sh
+# shellcheck source-path=SCRIPTDIR source=e2e.sh
+. "$HERE/e2e.sh"
 CACHE=${HL_K8S_CACHE:-/var/cache/hybrid-lab/kubernetes}
 
 force=false cold=false print_hash=false
@@ -312,6 +314,7 @@ go_build() {
   for t in "${KUBE_TARGETS[@]}"; do
     [ -x "$BIN/${t##*/}" ] || die "the build made no ${t##*/}"
   done
+  e2e_build "${env[@]}"
 }
 
 build_pause() {
@@ -486,6 +489,7 @@ write_recipe() {
     printf '  "crictl": "hybrid-lab minimal crictl %s for kubeadm 1.20, not cri-tools",\n' "$CRICTL_VERSION"
     printf '  "clusterDns": {"image": "%s", "manifest": "manifests/cluster-dns/hl-cluster-dns.yaml of hybrid-lab", "note": "a stand-in for CoreDNS, not CoreDNS"},\n' "$CLUSTER_DNS_IMAGE"
     printf '  "agnhostImage": "%s",\n' "$AGNHOST_IMAGE"
+    printf '  "e2e": "e2e/e2e.json",\n'
     printf '  "notShipped": ["%s"],\n' "$(grep '/coredns:' "$OUT/kubernetes/$K8S_VERSION/images.txt" || true)"
     printf '  "images": [%s\n  ],\n' "$images"
     printf '  "timingsSeconds": [%s],\n' "${timings%,}"
@@ -519,6 +523,8 @@ phase debootstrap-wait
 finish_debootstrap
 phase images
 build_images
+e2e_images
+e2e_check
 phase debs
 stage_debs
 phase_end
