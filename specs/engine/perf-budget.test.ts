@@ -135,4 +135,30 @@ describe('perf budget', () => {
     expect(better(a, b)).to.include({ mbps: 3, failed: 1 });
     expect(better(b, a)).to.include({ mbps: 3, failed: 1 });
   });
+
+  it("takes a run's loss figures together: the other run's waits never count against its attempts", () => {
+    // The faster run waited for retransmissions on 2 of its 3 requests; the other made 1, at once.
+    const fast: PerfFigures = {
+      measure: 'tcp-crr',
+      durationMs: 250,
+      ratePerS: 12,
+      failed: 0,
+      waited: 2,
+      attempts: 3,
+    };
+    const slow: PerfFigures = {
+      measure: 'tcp-crr',
+      durationMs: 250,
+      ratePerS: 4,
+      failed: 0,
+      waited: 0,
+      attempts: 1,
+    };
+    for (const kept of [better(fast, slow), better(slow, fast)]) {
+      expect(kept).to.include({ ratePerS: 12, failed: 0, waited: 0, attempts: 1 });
+      expect(lossOf(kept, budget)).to.equal(undefined);
+    }
+    // A run without a figure leaves none of the other's behind.
+    expect(better(fast, { ...slow, waited: undefined })).to.not.have.property('waited');
+  });
 });
