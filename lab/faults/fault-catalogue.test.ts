@@ -267,6 +267,40 @@ describe('fault catalogue', () => {
     );
   });
 
+  it("a Linux node's endpoint blackholed: its host-network NodePorts too, and DNS where DNS runs", () => {
+    const onLinux = (node: string) => [
+      `pod-to-service|pod-to-service-udp|dual-protocol|churn|host-network-to-service to any of ${node}`,
+      `hairpin from ${node}`,
+      `nodeport-local to only ${node}`,
+      ...['cp1', 'lin1', 'lin2'].map((n) => `nodeport|nodeport-udp to linux to only ${n}`),
+      // A Linux node's own pods reach its NodePort from its host network (Windows: no such row).
+      ...['cp1', 'lin1', 'lin2'].map((n) => `host-network-to-own-nodeport to linux to only ${n}`),
+      ...['cp1', 'lin1', 'lin2', 'win1', 'win2'].map(
+        (n) => `pod-to-nodeport to linux to only ${n}`,
+      ),
+    ];
+    const lin1 = derive(vxlan, 'node-endpoint-blackholed', 'lin1');
+    expect(lin1.must).to.deep.equal([
+      ...onLinux('lin1'),
+      'affinity to only lin1',
+      'internal-local has-endpoint|only-endpoint from lin1',
+    ]);
+    expect(lin1.may).to.deep.equal([
+      'affinity to any of lin1',
+      'internal-local to linux from win1',
+      'internal-local to linux from win2',
+    ]);
+    // A blackhole times out; a Windows internal-local cell expected to fail may then pass.
+    expect(lin1.outcomes).to.deep.equal(['timeout', 'ok']);
+    // cp1 runs the cluster DNS: every lookup goes through its endpoint.
+    expect(derive(vxlan, 'node-endpoint-blackholed', 'cp1').must).to.deep.equal([
+      ...onLinux('cp1'),
+      'any cell via dns',
+      'affinity to only cp1',
+      'internal-local has-endpoint|only-endpoint from cp1',
+    ]);
+  });
+
   it("one node's pods cut from the other OS: new connections dropped on that node only, one way", () => {
     const d = derive(vxlan, 'pods-cut-from-other-os', 'win2');
     expect(d.actions).to.have.length(1);
