@@ -12,6 +12,7 @@ import {
   selftestNodes,
   type SelftestNodeChoice,
 } from './fault-targets.ts';
+import { searchListImpact } from './impacts.ts';
 import { editWindowsCni } from './windows-cni-edits.ts';
 
 const FIVE: FixtureNode[] = [
@@ -131,6 +132,10 @@ describe('fault catalogue', () => {
       'pod-to-host-network|pod-to-nodeport from win1 to only cp1,lin1,lin2,win2',
     );
     expect(must).to.not.include('pod-to-nodeport to linux to only win1');
+    // A Linux node's pods are masqueraded to its address, which the cut leaves reachable.
+    const lin1 = derive(hostGw, 'pod-route-removed', 'lin1').must;
+    expect(lin1).to.include('host-network-to-pod from cp1,lin2,win1,win2 to only lin1');
+    expect(lin1.filter((m) => m.startsWith('pod-to-host-network'))).to.deep.equal([]);
   });
 
   it('vxlan FDB flush exists only on vxlan labs', () => {
@@ -217,6 +222,9 @@ describe('fault catalogue', () => {
       !search.includes('fault-probe.svc.cluster.local'),
     );
     expect(must).to.not.be.empty;
+    expect(derive(vxlan, 'windows-dns-search-list-missing').outcomes).to.deep.equal(['nxdomain']);
+    // No Windows node lacking a suffix: no selector at all (one with no node would name none).
+    expect(searchListImpact(vxlan, []).mustFail).to.deep.equal([]);
   });
 
   it('blackholed Windows endpoints break the Windows Service and its NodePorts', () => {
