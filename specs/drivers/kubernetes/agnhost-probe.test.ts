@@ -447,6 +447,14 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       const refused =
         ';; Connection to 10.96.0.10#53(10.96.0.10) for web-linux.ns1.svc.cluster.local failed: connection refused.';
       expect(replyFromExec(dnsTcp, ran(9, refused), 'windows').result).to.equal('refused');
+      // dig failing another way, even after a status line: an error, not the answer it printed.
+      expect(replyFromExec(dnsTcp, ran(10, answered), 'windows')).to.deep.equal({
+        result: 'error',
+        error: ';; ANSWER SECTION:',
+      });
+      expect(
+        replyFromExec(dnsTcp, ran(1, 'web-linux 5 IN A 10.96.101.21'), 'windows'),
+      ).to.deep.equal({ result: 'error', error: 'dig exited 1' });
     });
   });
 
@@ -563,6 +571,21 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       expect(win('', 1, 'Exception calling "Send" with "2" argument(s)')).to.deep.equal({
         result: 'error',
         error: 'Exception calling "Send" with "2" argument(s)',
+      });
+      // pwsh failing after the line: its exit decides, not the line.
+      expect(win('--hybrid-lab-ping:Success 10.244.2.7\r\n', 1, 'later failure')).to.deep.equal({
+        result: 'error',
+        error: 'later failure',
+      });
+      // No address in the reply: the status alone.
+      expect(win('--hybrid-lab-ping:DestinationHostUnreachable\r\n')).to.deep.equal({
+        result: 'unreachable',
+        error: 'DestinationHostUnreachable',
+      });
+      // Another IPStatus is neither an answer nor silence.
+      expect(win('--hybrid-lab-ping:TtlExpired 10.244.0.1\r\n')).to.deep.equal({
+        result: 'error',
+        error: 'echo request: TtlExpired',
       });
     });
 
