@@ -67,6 +67,16 @@ describe('cell selectors', () => {
     expect(matchesCell({ variants: ['sticky'] }, churn), 'no variant').to.be.false;
   });
 
+  it('measures and networks pick only perf cells that run one of them', () => {
+    const rr = cell('perf/tcp-rr/pod/linux-to-windows/cross-node/lin1/win1/ip', 'lin1', 'win1');
+    expect(matchesCell({ measures: ['tcp-rr', 'udp-stream'] }, rr)).to.be.true;
+    expect(matchesCell({ measures: ['tcp-stream'] }, rr)).to.be.false;
+    expect(matchesCell({ measures: ['tcp-rr'] }, p2p), 'not a perf cell').to.be.false;
+    expect(matchesCell({ networks: ['host', 'pod'] }, rr)).to.be.true;
+    expect(matchesCell({ networks: ['service'] }, rr)).to.be.false;
+    expect(matchesCell({ networks: ['pod'] }, p2p), 'not a perf cell').to.be.false;
+  });
+
   it("targets are a pod, a Service's backends, none for cluster DNS or outside", () => {
     expect(targetNodes(cell('x', 'a', ' lin1 , lin2 ,,- '))).to.deep.equal(['lin1', 'lin2']);
     expect(targetNodes(svc)).to.deep.equal(['lin1', 'lin2', 'cp1']);
