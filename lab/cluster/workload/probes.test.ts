@@ -567,10 +567,10 @@ describe('runProbe (in this process)', function () {
 
     it('kills a ping that outlives the deadline', async () => {
       fs.rmSync(pidFile, { force: true });
-      const { line, code } = await ping('hang', '10.0.0.9', '--timeout-ms', '300');
-      expect({ line, code }).to.deep.equal({
+      expect(await ping('hang', '10.0.0.9', '--timeout-ms', '300')).to.deep.equal({
         line: { kind: 'icmp', result: 'timeout', error: 'no answer within 300 ms' },
         code: 1,
+        lingering: true,
       });
       const pid = Number(readFileSync(pidFile, 'utf8'));
       const alive = () => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(status(pid));
@@ -710,19 +710,35 @@ describe('runProbe (in this process)', function () {
 
     it('asks hostname and clientip in datagrams of a new socket per request', async () => {
       const base = `udp://127.0.0.1:${backend.address().port}`;
-      const { line, code } = await runProbe([
-        'endpoints',
-        base,
-        '--expect',
-        'pod-u',
-        '--max-requests',
-        '3',
-      ]);
-      expect(code).to.equal(0);
-      expect(untimed(line)).to.deep.include({
+      const run = await runProbe(['endpoints', base, '--expect', 'pod-u', '--max-requests', '3']);
+      expect({ code: run.code, lingering: run.lingering }).to.deep.equal({
+        code: 0,
+        lingering: false,
+      });
+      expect(untimed(run.line)).to.deep.include({
         kind: 'endpoints',
         result: 'ok',
         answers: [{ endpoint: 'pod-u', client: '127.0.0.1' }],
+      });
+    });
+
+    it('fails at the first request where nothing listens, and may leave a lookup behind', async () => {
+      const closed = createSocket('udp4');
+      closed.bind(0, '127.0.0.1');
+      await once(closed, 'listening');
+      const { port } = closed.address();
+      closed.close();
+      const base = `udp://127.0.0.1:${port}`;
+      const run = await runProbe(['endpoints', base, '--expect', 'pod-u', '--max-requests', '2']);
+      expect({ code: run.code, lingering: run.lingering }).to.deep.equal({
+        code: 1,
+        lingering: true,
+      });
+      expect(untimed(run.line)).to.deep.equal({
+        kind: 'endpoints',
+        result: 'refused',
+        error: 'request 1 of 2: recvmsg ECONNREFUSED',
+        answers: [],
       });
     });
   });
