@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { missing, skipTest } from '../../testing/skip.ts';
 import { startEndpointBackend, type EndpointBackend } from '../../testing/endpoint-backend.ts';
+import { USAGE } from './probes.mjs';
 
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
 const NETEXEC = fileURLToPath(new URL('./netexec.mjs', import.meta.url));
@@ -402,5 +403,23 @@ describe('probe', function () {
         expect(line.error).to.be.a('string');
       });
     }
+
+    it('prints the error, then the usage, to stderr', () => {
+      const done = spawnSync(process.execPath, [PROBE, 'tcp', '127.0.0.1'], { encoding: 'utf8' });
+      expect(done.status).to.equal(2);
+      expect(done.stderr).to.equal(`probe: tcp takes HOST PORT\n${USAGE}\n`);
+    });
+
+    it('names a perf flag given to another kind', () => {
+      for (const flag of ['duration-ms', 'rate-mbps']) {
+        const argv = [PROBE, 'tcp', '127.0.0.1', 'x', `--${flag}`, '5'];
+        const done = spawnSync(process.execPath, argv, { encoding: 'utf8' });
+        expect(JSON.parse(done.stdout)).to.deep.equal({
+          kind: 'tcp',
+          result: 'error',
+          error: `--${flag} is for perf only`,
+        });
+      }
+    });
   });
 });
