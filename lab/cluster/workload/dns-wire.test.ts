@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { Buffer } from 'node:buffer';
+import { spawnSync } from 'node:child_process';
 import {
   TYPE_A,
   answerOutcome,
@@ -143,6 +144,23 @@ describe('DNS wire format', () => {
         'RCODE 6',
         'RCODE 15',
       ]);
+    });
+
+    it('names the response codes the same in a process of its own (the names are fixed at load)', () => {
+      const wire = new URL('./dns-wire.mjs', import.meta.url).href;
+      const script =
+        `const { readAnswer } = await import(${JSON.stringify(wire)});\n` +
+        `const names = [1, 2, 4, 5].map((rcode) => {\n` +
+        `  const reply = Buffer.alloc(12);\n` +
+        `  reply.writeUInt16BE(${ID}, 0);\n` +
+        `  reply.writeUInt16BE(0x8180 | rcode, 2);\n` +
+        `  return readAnswer(reply, ${ID}).rcode;\n` +
+        `});\n` +
+        `process.stdout.write(names.join(' '));\n`;
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        encoding: 'utf8',
+      });
+      expect(child.stdout).to.equal('FORMERR SERVFAIL NOTIMP REFUSED');
     });
 
     it('skips records that are not A records of 4 bytes', () => {

@@ -9,6 +9,7 @@ import {
   askOneSocket,
   clientAddress,
   sweepEndpoints,
+  tenths,
 } from './endpoint-sweep.mjs';
 import {
   startEndpointBackend,
@@ -153,6 +154,10 @@ describe('endpoint sweep', () => {
       error: 'request 1 of 2: refused',
       answers: [],
     });
+  });
+
+  it('keeps timings to a tenth of a millisecond', () => {
+    expect([12.345, 0.04, 7].map(tenths)).to.deep.equal([12.3, 0, 7]);
   });
 
   it('reads the client IP out of what /clientip shows', () => {
