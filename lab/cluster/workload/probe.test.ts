@@ -395,6 +395,15 @@ describe('probe', function () {
       ],
       ['--expect on another kind', ['tcp', '127.0.0.1', '80', '--expect', 'a']],
     ];
+    it('prints the message and the usage text on stderr, and nothing there for a run', () => {
+      const stderrOf = (...args: string[]) =>
+        spawnSync(process.execPath, [PROBE, ...args], { encoding: 'utf8' }).stderr;
+      expect(stderrOf('tcp', '127.0.0.1', '70000')).to.equal(
+        `probe: PORT must be an integer from 1 to 65535, got '70000'\n${USAGE}\n`,
+      );
+      expect(stderrOf('tcp', '127.0.0.1', '1', '--timeout-ms', '500')).to.equal('');
+    });
+
     for (const [what, args] of cases) {
       it(`exits 2 with one JSON error line for ${what}`, async () => {
         const { code, line } = await probe(...args);
