@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { SuiteNode } from '../model/lab-driver.ts';
+import type { SuiteNode, Workloads } from '../model/lab-driver.ts';
 import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
 import { fakeWorkloads } from '../testing/fake-workloads.ts';
 import { expandCells } from './expand-cells.ts';
@@ -649,7 +649,8 @@ describe('Service-feature cells on a small lab: ids, titles, endpoints and skip 
   it('a feature cell of a driver without the feature Services fails naming what is missing', () => {
     const w = fakeWorkloads(LAB);
     const [sticky, timeout] = affinity({ kind: 'affinity', from: 'windows', to: 'linux' }, LAB);
-    const { features: _, ...bare } = w;
+    const bare: Workloads = { ...w };
+    delete bare.features;
     expect(() => sticky!.probe!(bare)).to.throw('no Service-feature Services were deployed');
     const none = { ...w, features: { ...w.features!, affinity: [], affinityTimeout: [] } };
     expect(() => sticky!.probe!(none)).to.throw('no affinity Service of linux was deployed');

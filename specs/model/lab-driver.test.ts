@@ -1,8 +1,14 @@
 /** sendProbe: which of the driver's three ways a cell's request leaves by, and what it names. */
 import { expect } from 'chai';
-import type { ProbeReply, ProbeRequest } from '../model/cell-plan.ts';
 import { fakeWorkloads } from '../testing/fake-workloads.ts';
-import { hostNetworkSource, sendProbe, type DeployedPod, type SuiteNode } from './lab-driver.ts';
+import {
+  hostNetworkSource,
+  sendProbe,
+  type DeployedPod,
+  type ProbeReply,
+  type ProbeRequest,
+  type SuiteNode,
+} from './lab-driver.ts';
 
 const NODES: SuiteNode[] = [
   { name: 'lin1', os: 'linux', role: 'worker', ip: '192.168.200.11' },
@@ -10,14 +16,14 @@ const NODES: SuiteNode[] = [
 ];
 const REQUEST: ProbeRequest = { kind: 'http', url: 'http://10.96.0.20:80/hostname' };
 
+/** A reply that only says which way the driver was asked, from where. */
+const answer = (via: string) => Promise.resolve({ via } as unknown as ProbeReply);
 /** A driver that says which way it was asked, from where. */
 const recording = {
-  probeFromPod: async (pod: DeployedPod, _r: ProbeRequest, ms: number) =>
-    ({ via: `pod ${pod.name} ${pod.ip} ${ms}` }) as unknown as ProbeReply,
-  probeFromOutside: async (_r: ProbeRequest, ms: number) =>
-    ({ via: `outside ${ms}` }) as unknown as ProbeReply,
-  probeFromNode: async (node: string, _r: ProbeRequest, ms: number) =>
-    ({ via: `node ${node} ${ms}` }) as unknown as ProbeReply,
+  probeFromPod: (pod: DeployedPod, _r: ProbeRequest, ms: number) =>
+    answer(`pod ${pod.name} ${pod.ip} ${ms}`),
+  probeFromOutside: (_r: ProbeRequest, ms: number) => answer(`outside ${ms}`),
+  probeFromNode: (node: string, _r: ProbeRequest, ms: number) => answer(`node ${node} ${ms}`),
 };
 
 describe('sendProbe', () => {
