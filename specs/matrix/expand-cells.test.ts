@@ -668,4 +668,29 @@ describe('matrix expansion on a small lab: outbound, DNS and perf rows', () => {
       'dns-tcp/windows/win1/dns',
     ]);
   });
+
+  it('orders the perf paths by the perf rows alone, whatever OS pairs other rows name first', () => {
+    const hostPerf = (from: 'linux' | 'windows'): MatrixRow => ({
+      kind: 'perf',
+      measure: 'tcp-rr',
+      network: 'host',
+      from,
+      to: 'linux',
+    });
+    const rows: MatrixRow[] = [
+      { kind: 'host-network-to-service', from: 'windows', to: 'linux' },
+      hostPerf('linux'),
+      hostPerf('windows'),
+    ];
+    expect(
+      expandCells(rows, LAB)
+        .filter((c) => c.meta.row.startsWith('perf/'))
+        .map((c) => c.meta.cell),
+    ).to.deep.equal([
+      'perf/tcp-rr/host/linux-to-linux/cross-node/lin1/cp1/ip',
+      'perf/tcp-rr/host/linux-to-linux/cross-node/cp1/lin1/ip',
+      'perf/tcp-rr/host/windows-to-linux/cross-node/win1/lin1/ip',
+      'perf/tcp-rr/host/windows-to-linux/cross-node/win1/cp1/ip',
+    ]);
+  });
 });
