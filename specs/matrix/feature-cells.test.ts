@@ -410,17 +410,26 @@ describe('Service-feature cells on a small lab: ids, titles, endpoints and skip 
     ]);
   });
 
-  it("internal-local with a single local endpoint: the Service's only one, or none", () => {
+  it("internal-local with a single local endpoint: the Service's only one there, none elsewhere", () => {
     expect(
-      metas(internalLocal({ kind: 'internal-local', from: 'windows', to: 'linux' }, LAB)),
+      metas(internalLocal({ kind: 'internal-local', from: 'linux', to: 'linux' }, LAB)),
     ).to.deep.equal([
       {
-        row: 'internal-local/windows-to-linux',
-        cell: 'internal-local/windows-to-linux/no-endpoint/win1/cluster-ip',
+        row: 'internal-local/linux-to-linux',
+        cell: 'internal-local/linux-to-linux/no-endpoint/lin1/cluster-ip',
+        via: 'cluster-ip',
+        title: 'internal-local linux-to-linux lin1-to-cp1 without a local endpoint via cluster-ip',
+        source: { os: 'linux', node: 'lin1', label: 'linux pod', name: 'netexec-lin1-a' },
+        target: { os: 'linux', node: 'cp1', name: 'internal-local-linux', label: 'linux service' },
+        placement: '',
+      },
+      {
+        row: 'internal-local/linux-to-linux',
+        cell: 'internal-local/linux-to-linux/only-endpoint/cp1/cluster-ip',
         via: 'cluster-ip',
         title:
-          'internal-local windows-to-linux win1-to-cp1 without a local endpoint via cluster-ip',
-        source: { os: 'windows', node: 'win1', label: 'windows pod', name: 'netexec-win1-a' },
+          "internal-local linux-to-linux cp1-to-cp1 with the Service's only endpoint via cluster-ip",
+        source: { os: 'linux', node: 'cp1', label: 'linux pod', name: 'netexec-cp1-a' },
         target: { os: 'linux', node: 'cp1', name: 'internal-local-linux', label: 'linux service' },
         placement: '',
       },

@@ -157,8 +157,15 @@ describe('perf cells', () => {
     );
     const bare = { ...w, pods: w.pods.filter((p) => p.os !== 'linux') };
     expect(() => cell!.probe!(bare)).to.throw('the linux Service has no endpoints');
-    const [pod] = perfCells([row('tcp-rr', 'pod', 'linux', 'linux')], NODES, FULL_MESH, SETTINGS);
-    expect(pod!.probe!({ ...w, services: [] }).from).to.equal('netexec-lin1-a');
+    // A pod path needs no Service: its probe goes on without one, and without any Service endpoint.
+    const cross = perfCells(
+      [row('tcp-rr', 'pod', 'linux', 'linux')],
+      NODES,
+      FULL_MESH,
+      SETTINGS,
+    )[2]!;
+    const noBackends = { ...w, services: [], pods: w.pods.filter((p) => !p.name.endsWith('-b')) };
+    expect(cross.probe!(noBackends).from).to.equal('netexec-lin1-a');
   });
 
   it('a lab without the target OS has no Service cells', () => {
@@ -173,6 +180,7 @@ describe('perf cells', () => {
       row('tcp-rr', 'pod', 'linux', 'linux'),
       row('tcp-crr', 'pod', 'linux', 'linux'),
       row('tcp-rr', 'host', 'linux', 'linux'),
+      row('tcp-rr', 'host', 'linux', 'windows'),
       row('tcp-rr', 'pod', 'windows', 'linux'),
       row('tcp-rr', 'service', 'linux', 'windows'),
     ];
@@ -187,10 +195,12 @@ describe('perf cells', () => {
       'perf/tcp-rr/pod/linux-to-linux/cross-node/cp1/lin1/ip',
       'perf/tcp-crr/pod/linux-to-linux/cross-node/cp1/lin1/ip',
       'perf/tcp-rr/host/linux-to-linux/cross-node/cp1/lin1/ip',
-      'perf/tcp-rr/pod/windows-to-linux/cross-node/win1/lin1/ip',
-      'perf/tcp-rr/pod/windows-to-linux/cross-node/win1/cp1/ip',
+      'perf/tcp-rr/host/linux-to-windows/cross-node/lin1/win1/ip',
+      'perf/tcp-rr/host/linux-to-windows/cross-node/cp1/win1/ip',
       'perf/tcp-rr/service/linux-to-windows/lin1/cluster-ip',
       'perf/tcp-rr/service/linux-to-windows/cp1/cluster-ip',
+      'perf/tcp-rr/pod/windows-to-linux/cross-node/win1/lin1/ip',
+      'perf/tcp-rr/pod/windows-to-linux/cross-node/win1/cp1/ip',
     ]);
   });
 });

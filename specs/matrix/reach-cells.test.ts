@@ -200,4 +200,37 @@ describe('reach cells', () => {
       'no health-check Service of windows was deployed',
     );
   });
+
+  it("asks the health-check node port of the OS's own Service, 200 with a local endpoint, 503 without", () => {
+    const w = fakeWorkloads(LAB);
+    const specs = healthCheckNodePort({ kind: 'health-check-nodeport', to: 'windows' }, LAB).map(
+      (c) => c.probe!(w),
+    );
+    expect(specs.map((s) => [s.from, s.request, s.check])).to.deep.equal([
+      [
+        'outside',
+        { kind: 'http', url: 'http://192.168.200.11:30381/healthz' },
+        { kind: 'health-check', status: 503, service: 'ns/health-windows', localEndpoints: 0 },
+      ],
+      [
+        'outside',
+        { kind: 'http', url: 'http://192.168.200.10:30381/healthz' },
+        { kind: 'health-check', status: 503, service: 'ns/health-windows', localEndpoints: 0 },
+      ],
+      [
+        'outside',
+        { kind: 'http', url: 'http://192.168.200.13:30381/healthz' },
+        { kind: 'health-check', status: 200, service: 'ns/health-windows', localEndpoints: 1 },
+      ],
+    ]);
+  });
+
+  it('pod-to-apiserver names every control-plane node', () => {
+    const cp2: SuiteNode = { name: 'cp2', os: 'linux', role: 'control-plane', ip: '192.168.200.9' };
+    const [cell] = reachFromPods({ kind: 'pod-to-apiserver', from: 'linux' }, [...LAB, cp2]);
+    expect(cell!.meta).to.deep.include({
+      title: 'pod-to-apiserver linux lin1-to-cp1+cp2 via cluster-ip',
+      target: { os: 'linux', node: 'cp1,cp2', name: 'kubernetes', label: 'API server' },
+    });
+  });
 });
