@@ -675,4 +675,11 @@ describe('Service-feature cells on a small lab: ids, titles, endpoints and skip 
       'no dual-protocol Service of windows was deployed',
     );
   });
+
+  it('dual-protocol titles name every backend node', () => {
+    const [cell] = dualProtocol({ kind: 'dual-protocol', from: 'windows', to: 'linux' }, LAB);
+    expect(cell!.meta.title).to.equal(
+      'dual-protocol windows-to-linux win1-to-lin1+cp1 tcp via cluster-ip',
+    );
+  });
 });

@@ -118,4 +118,10 @@ describe('mesh', () => {
       names(crossNodePairs({ from: 'windows', to: 'linux' }, lab(3, 3), ring(0, 1))),
     ).to.deep.equal(['win1>lin1', 'win2>lin2', 'win3>cp1']);
   });
+
+  it('a ring with more peers than targets takes every target once, in ring order', () => {
+    expect(
+      names(crossNodePairs({ from: 'linux', to: 'linux' }, lab(3, 0), ring(1, 3))),
+    ).to.deep.equal(['lin1>lin2', 'lin1>cp1', 'lin2>cp1', 'lin2>lin1', 'cp1>lin1', 'cp1>lin2']);
+  });
 });
