@@ -184,14 +184,22 @@ describe('CellRunner: confirming a slow cell', () => {
     expect(nineteen.flags?.flaky).to.include({ failed: 1, attempts: 19 });
   });
 
-  it('keeps the failed attempt a retry hid before the cell was measured again', async () => {
+  it('keeps the failed attempt a retry hid before the cell was measured again, with a confirmation that failed', async () => {
     const { results } = await run({
-      'http://e/clientip': [{ result: 'timeout', error: 'no answer' }, ok(900)],
+      'http://e/clientip': [
+        { result: 'timeout', error: 'first' },
+        ok(900),
+        { result: 'timeout', error: 'confirming' },
+        ok(900),
+      ],
     });
     const e = results.get('e')!;
     expect(e).to.include({ attempts: 5 });
-    expect(e.failedAttempts?.map((a) => a.detail)).to.deep.equal(['timeout: no answer']);
-    expect(e.flags?.flaky).to.include({ failed: 1, attempts: 5 });
+    expect(e.failedAttempts?.map((a) => a.detail)).to.deep.equal([
+      'timeout: first',
+      'timeout: confirming',
+    ]);
+    expect(e.flags?.flaky).to.include({ failed: 2, attempts: 5 });
   });
 
   it('a cell confirmed without a failure has no failed attempts', async () => {
