@@ -120,8 +120,11 @@ describe('latency budget', () => {
   });
 
   it('a Service cell (no placement) is named by its row and via alone', () => {
-    const svc = (id: string, p50: number, row = 'pod-to-service/linux-to-linux') =>
-      ({ ...timed(id, p50, row), placement: '', via: 'cluster-ip' }) as CellResult;
+    const svc = (id: string, p50: number, row = 'pod-to-service/linux-to-linux') => ({
+      ...timed(id, p50, row),
+      placement: '',
+      via: 'cluster-ip',
+    });
     const own = slowFlags([svc('a', 2), svc('b', 2), svc('c', 2), svc('x', 900)], budget);
     expect([...own.values()].map((f) => f.basis)).to.deep.equal([
       'median of 3 pod-to-service/linux-to-linux cells via cluster-ip',
