@@ -283,7 +283,15 @@ describe('CellRunner: order, slots and pauses', () => {
     });
     expect(result.detail).to.equal(
       'netexec-lin1-a → http://p/: timeout: after the pause: no answer within 100 ms',
-    );
+    ); // Without an error of its own the second reply adds none.
+    let again = 0;
+    const quiet = urlDriver(() => (++again === 1 ? OK : { result: 'timeout' }));
+    const silent = await new CellRunner(quiet, W1, {
+      concurrency: 1,
+      timeoutMs: 100,
+      retries: 0,
+    }).result(plainCell('q', {}, { again: { afterMs: 1 } }), { expected: Outcome.Timeout });
+    expect(silent.detail).to.equal('netexec-lin1-a → http://q/: timeout');
   });
 });
 
@@ -480,10 +488,13 @@ describe('CellRunner: churn cells', () => {
         retries: 0,
       });
       const plan = churnCell('lin', 'linux', 'backend-deleted');
-      const expectation = { expected: Outcome.Ok, reason: 'known' };
+      const expectation =
+        thrown === 'exit 1' ? { expected: Outcome.Ok } : { expected: Outcome.Ok, reason: 'known' };
       runner.prefetch([{ plan, expectation }]);
-      expect(await runner.result(plan, expectation)).to.deep.include({
-        reason: 'known',
+      const result = await runner.result(plan, expectation);
+      expect(result.reason).to.equal(expectation.reason);
+      expect(Object.keys(result).includes('reason')).to.equal(expectation.reason !== undefined);
+      expect(result).to.deep.include({
         verdict: 'fail',
         actual: Outcome.Error,
         detail: `churn step backend-deleted on the linux Service failed: ${why}`,
