@@ -39,6 +39,10 @@ describe('selection from mocha flags', function () {
     expect(selected(['--grep=k=v'], ['k=v', 'k'])).to.deep.equal(['k=v']);
   });
 
+  it('-g=x is not read as a grep for x: every cell stays selected (mocha itself greps "=x")', function () {
+    expect(selected(['-g=a.c'], TITLES)).to.deep.equal(TITLES);
+  });
+
   it('a flag with its value missing at the end matches everything', function () {
     expect(selected(['-g'], TITLES)).to.deep.equal(TITLES);
   });
