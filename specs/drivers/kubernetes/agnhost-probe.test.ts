@@ -2,9 +2,9 @@
 // (kube-recorded-objects.ts). The literal outputs elsewhere are those of other curl builds (curl 8,
 // Windows curl.exe 7.5x, Windows Go errors), which no node here runs.
 import { expect } from 'chai';
-import { V1Service } from '@kubernetes/client-node';
+import { V1Service, V1Status } from '@kubernetes/client-node';
 import type { ProbeRequest } from '../../model/lab-driver.ts';
-import { probeCommand, replyFromExec } from './agnhost-probe.ts';
+import { PERF_ELSEWHERE, probeCommand, replyFromExec } from './agnhost-probe.ts';
 import { execInPod, type ExecResult } from './exec-in-pod.ts';
 import { FakeExec } from '../../testing/kube-fake-exec.ts';
 import {
@@ -77,6 +77,26 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       '--timeout=3000ms',
       '10.244.2.7:8080',
     ]);
+  });
+
+  it('brackets an IPv6 address for agnhost connect', () => {
+    expect(
+      probeCommand('linux', { kind: 'tcp', host: 'fd00:10:244::7', port: 8080 }, 3000),
+    ).to.deep.equal(['/agnhost', 'connect', '--timeout=3000ms', '[fd00:10:244::7]:8080']);
+  });
+
+  it('refuses a perf request, which perf-in-pod.ts runs instead', () => {
+    const perf: ProbeRequest = {
+      kind: 'perf',
+      measure: 'tcp-rr',
+      base: 'http://10.244.2.7:5201',
+      durationMs: 10000,
+    };
+    expect(() => probeCommand('linux', perf, 3000)).to.throw(PERF_ELSEWHERE);
+    expect(replyFromExec(perf, ran(0, ''))).to.deep.equal({
+      result: 'error',
+      error: PERF_ELSEWHERE,
+    });
   });
 
   describe('http', () => {
@@ -162,6 +182,62 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       });
     });
 
+    it('reads a status of 000 as curl printing none, quoting the end of its output', () => {
+      const stdout = `${'x'.repeat(300)}\n--hybrid-lab-status:000 0 `;
+      expect(replyFromExec(http, ran(0, stdout))).to.deep.equal({
+        result: 'error',
+        error: `curl printed no HTTP status: ${stdout.slice(-200)}`,
+      });
+    });
+
+    it('cuts a long body to 4096 characters, keeps its full size, and reads a CRLF status line', () => {
+      const body = 'a'.repeat(5000);
+      const stdout = `${body}\n--hybrid-lab-status:200 5000 10.244.2.7\r\n`;
+      expect(replyFromExec(http, ran(0, stdout))).to.deep.equal({
+        result: 'ok',
+        status: 200,
+        body: 'a'.repeat(4096),
+        bytes: 5000,
+        peer: '10.244.2.7',
+      });
+    });
+
+    it('names the curl error line and the socket error, joined, or the exit when curl printed none', () => {
+      const stderr = [
+        '*   Trying 10.244.9.9:8080...',
+        '*   Immediate connect fail for 10.244.9.9: Network is unreachable',
+        "curl: (7) Couldn't connect to server",
+      ].join('\n');
+      expect(replyFromExec(http, ran(7, '', stderr))).to.deep.equal({
+        result: 'unreachable',
+        error: "Couldn't connect to server; Network is unreachable",
+      });
+      expect(replyFromExec(http, ran(35, '', '* TLS handshake failed'))).to.deep.equal({
+        result: 'error',
+        error: 'curl exited 35',
+      });
+    });
+
+    it('reads curl 7 lines only at the start of a line, and the older error line alone', () => {
+      // An answer header quoting curl's words is not curl's own line.
+      const stderr = [
+        '< X-Note: * connect to 10.0.0.1 port 80 failed: Connection refused',
+        '* connect to 10.244.2.7 port 8080 failed: Connection timed out',
+        'curl: (7) Failed to connect to 10.244.2.7 port 8080: Connection timed out',
+        '< X-Note: curl: (6) Could not resolve host: elsewhere',
+      ].join('\n');
+      expect(replyFromExec(http, ran(7, '', stderr))).to.deep.equal({
+        result: 'timeout',
+        error:
+          'Failed to connect to 10.244.2.7 port 8080: Connection timed out; Connection timed out',
+      });
+      const older = 'curl: (7) Failed to connect to 10.244.2.7 port 8080: Connection refused';
+      expect(replyFromExec(http, ran(7, '', older))).to.deep.equal({
+        result: 'refused',
+        error: older.slice(10),
+      });
+    });
+
     it('reads refused out of curl 8 verbose output, where the error line no longer says it', () => {
       const stderr = [
         '*   Trying 10.244.2.7:8080...',
@@ -243,6 +319,37 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       expect(replyFromExec(endpoints, ran(0, untimed)).error).to.match(
         /^curl printed no connect time/,
       );
+    });
+
+    it('passes a connect of exactly 900 ms, and quotes the end of an untimed output', () => {
+      const atLimit = transfers(
+        ['netexec-lin2-a', 200, 1, '0.000000 0.900000'],
+        ['10.244.1.5:43512', 200, 0],
+      );
+      expect(replyFromExec(endpoints, ran(0, atLimit))).to.deep.equal({
+        result: 'ok',
+        answers: [{ endpoint: 'netexec-lin2-a', client: '10.244.1.5' }],
+        connectMs: 900,
+      });
+      const untimed = transfers(
+        [`netexec-lin2-a${'-'.repeat(300)}`, 200, 1, ''],
+        ['10.244.1.5:43512', 200, 0],
+      );
+      expect(replyFromExec(endpoints, ran(0, untimed))).to.deep.equal({
+        result: 'error',
+        error: `curl printed no connect time: ${untimed.slice(-200)}`,
+      });
+    });
+
+    it('names no peer for a transfer whose status line has an empty remote address', () => {
+      const stdout = '404 page not found\n--hybrid-lab-status:404 18  1 0.000010 0.000400\n';
+      expect(replyFromExec(endpoints, ran(0, stdout))).to.deep.equal({
+        result: 'http-error',
+        status: 404,
+        body: '404 page not found',
+        bytes: 18,
+        error: 'GET /hostname: HTTP 404',
+      });
     });
 
     it('reports a 404 on /clientip as http-error naming the path', () => {
@@ -332,6 +439,70 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       expect(replyFromExec(sweep, ran(6, '', unknown), 'linux').result).to.equal('nxdomain');
     });
 
+    it('asks /dial with curl.exe failing early, the two sharing half the budget (Windows)', () => {
+      const argv = probeCommand('windows', sweep, 3000);
+      expect(argv.slice(0, -2)).to.deep.equal([
+        'curl.exe',
+        '-sS',
+        '--fail-early',
+        '-m',
+        '1.500',
+        '-w',
+        '\n--hybrid-lab-status:%{http_code}\n',
+      ]);
+    });
+
+    it("words the Linux script's failures: the last stderr line, or its exit", () => {
+      expect(replyFromExec(sweep, ran(124, ''), 'linux')).to.deep.equal({
+        result: 'timeout',
+        error: 'no UDP reply in time',
+      });
+      expect(
+        replyFromExec(sweep, ran(124, '', 'udp-sweep: line 4: killed\n'), 'linux'),
+      ).to.deep.equal({
+        result: 'timeout',
+        error: 'no UDP reply in time udp-sweep: line 4: killed',
+      });
+      const unknown = 'udp-sweep: line 1: web-linux.x: Name or service not known\n';
+      expect(replyFromExec(sweep, ran(1, '', unknown), 'linux')).to.deep.equal({
+        result: 'nxdomain',
+        error: 'udp-sweep: line 1: web-linux.x: Name or service not known',
+      });
+      expect(replyFromExec(sweep, ran(6, ''), 'linux')).to.deep.equal({
+        result: 'error',
+        error: 'the UDP sweep script exited 6',
+      });
+    });
+
+    it('cuts a long Linux reply to 4096 characters, and reports output with no marker lines', () => {
+      const long = 'h'.repeat(5000);
+      const stdout = `${long}\n--hybrid-lab-udp:hostname\n10.244.1.5:43775\n--hybrid-lab-udp:clientip\n`;
+      expect(replyFromExec(sweep, ran(0, stdout), 'linux')).to.deep.equal({
+        result: 'ok',
+        answers: [{ endpoint: 'h'.repeat(4096), client: '10.244.1.5' }],
+      });
+      const unmarked = 'n'.repeat(300);
+      expect(replyFromExec(sweep, ran(0, unmarked), 'linux')).to.deep.equal({
+        result: 'error',
+        error: `the UDP sweep script printed no answers: ${'n'.repeat(200)}`,
+      });
+    });
+
+    it('reads a failed Windows curl as curl, and counts the /dial answers it printed', () => {
+      expect(
+        replyFromExec(
+          sweep,
+          ran(28, '', 'curl: (28) Operation timed out after 1500 milliseconds'),
+          'windows',
+        ),
+      ).to.deep.equal({ result: 'timeout', error: 'Operation timed out after 1500 milliseconds' });
+      const one = '{"responses":["netexec-lin2-b"]}\n--hybrid-lab-status:200\n';
+      expect(replyFromExec(sweep, ran(0, one), 'windows')).to.deep.equal({
+        result: 'error',
+        error: 'curl printed 1 of 2 /dial answers',
+      });
+    });
+
     it('pairs the Windows /dial answers, and reports a /dial error', () => {
       const ok = [
         '{"responses":["netexec-lin2-b"]}\n--hybrid-lab-status:200',
@@ -370,6 +541,36 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       expect(
         replyFromExec({ kind: 'dns', name: 'kubernetes.default' }, ran(28, '', stderr)),
       ).to.deep.equal({ result: 'ok', addresses: ['10.96.0.1'] });
+    });
+
+    it('keeps only the dotted-quad entries of an IPv4 list, however they are separated', () => {
+      const stderr = [
+        '* Host web-linux:80 was resolved.',
+        '* IPv4: x10.96.0.3, 10.96.0.4x,10.96.101.21, 10.96.101.22 ',
+        '* Connected to web-linux (10.96.101.21) port 80',
+      ].join('\n');
+      expect(replyFromExec(dns, ran(0, '', stderr))).to.deep.equal({
+        result: 'ok',
+        addresses: ['10.96.101.21', '10.96.101.22'],
+      });
+      const none = '* IPv6: (none)\n* IPv4: (none)\ncurl: (6) Could not resolve host: web-linux';
+      expect(replyFromExec(dns, ran(6, '', none))).to.deep.equal({
+        result: 'nxdomain',
+        error: 'Could not resolve host: web-linux',
+      });
+    });
+
+    it('reads resolver lines only at the start of a line, however curl indents them', () => {
+      const stderr = [
+        '*  IPv4: 10.96.101.21',
+        '< X-Note: * IPv4: 10.96.0.9',
+        '< X-Note: *   Trying 10.96.0.8...',
+        'curl: (52) Empty reply from server',
+      ].join('\n');
+      expect(replyFromExec(dns, ran(52, '', stderr))).to.deep.equal({
+        result: 'ok',
+        addresses: ['10.96.101.21'],
+      });
     });
 
     it('maps an unresolvable name to nxdomain and a resolver timeout to timeout', () => {
@@ -422,6 +623,50 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
         error: 'no nameserver in /etc/resolv.conf',
       });
       expect(replyFromExec(dnsTcp, ran(0, `${server} 68 6c 81`)).result).to.equal('error');
+    });
+
+    it("words the script's failure by its exit when it printed nothing, and rejects what is not whole hex bytes", () => {
+      const server = '--hybrid-lab-dns-tcp:10.96.0.10\n';
+      expect(replyFromExec(dnsTcp, ran(6, server))).to.deep.equal({
+        result: 'error',
+        error: 'the DNS-over-TCP script exited 6',
+        peer: '10.96.0.10',
+      });
+      for (const bytes of [' 68 6c 8', ' g0 68 6c', ' 68 6c 0g', `${' 6'.repeat(150)}x`]) {
+        const stdout = `${server}${bytes}\n`;
+        expect(replyFromExec(dnsTcp, ran(0, stdout)), bytes).to.deep.equal({
+          result: 'error',
+          error: `the DNS-over-TCP script printed no reply: ${stdout.slice(0, 200)}`,
+        });
+      }
+    });
+
+    it("reads dig's answer lines however they are spaced, and no commented one", () => {
+      const answered = [
+        ';; ->>HEADER<<- opcode: QUERY, status: NOERROR, id: 41863',
+        ';; ANSWER SECTION:',
+        ';web-linux.ns1.svc.cluster.local. 30 IN A 10.96.0.99',
+        'web-linux.ns1.svc.cluster.local.\t\t30\tIN\tA\t10.96.101.21',
+        'web-linux.ns1.svc.cluster.local.  30  IN  A  10.96.101.22  ',
+        'web-linux.ns1.svc.cluster.local. 30 IN A 10.96.101.23 extra',
+        '',
+      ].join('\r\n');
+      expect(replyFromExec(dnsTcp, ran(0, answered), 'windows')).to.deep.equal({
+        result: 'ok',
+        addresses: ['10.96.101.21', '10.96.101.22'],
+      });
+    });
+
+    it("words dig's failure by its own line, or says there was no reply", () => {
+      const noAddress = "dig: couldn't get address for 'ns.invalid': not found";
+      expect(replyFromExec(dnsTcp, ran(10, '', `${noAddress}\r\n`), 'windows')).to.deep.equal({
+        result: 'error',
+        error: noAddress,
+      });
+      expect(replyFromExec(dnsTcp, ran(9, ''), 'windows')).to.deep.equal({
+        result: 'timeout',
+        error: 'dig: no reply',
+      });
     });
 
     it("reads dig's status line and answer section (Windows)", () => {
@@ -507,6 +752,22 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       );
       expect(replyFromExec(udp, dialed('not json')).result).to.equal('error');
     });
+
+    it('quotes what /dial answered when it is no JSON, and says so when it named no reply and no error', () => {
+      const notJson = dialed(`<html>${'x'.repeat(300)}</html>`);
+      expect(replyFromExec(udp, notJson)).to.deep.equal({
+        result: 'error',
+        error: `/dial answered no JSON: ${notJson.stdout.slice(0, 200)}`,
+      });
+      expect(replyFromExec(udp, dialed('{"responses":[]}'))).to.deep.equal({
+        result: 'error',
+        error: '/dial: no reply (HTTP 200)',
+      });
+      expect(replyFromExec(udp, dialed('{"errors":[42]}'))).to.deep.equal({
+        result: 'error',
+        error: '/dial: no reply (HTTP 200)',
+      });
+    });
   });
 
   describe('tcp (agnhost connect)', () => {
@@ -530,6 +791,41 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
       const stderr =
         'OTHER: dial tcp 10.244.2.7:8080: connectex: No connection could be made because the target machine actively refused it.\n';
       expect(replyFromExec(tcp, ran(1, '', stderr)).result).to.equal('refused');
+    });
+
+    it('reads the prefix at the start of the output, and a Windows connect timeout', () => {
+      expect(replyFromExec(tcp, ran(1, '', 'TIMEOUT\nexit status 1\n'))).to.deep.equal({
+        result: 'timeout',
+        error: 'TIMEOUT\nexit status 1',
+      });
+      expect(replyFromExec(tcp, ran(1, '', 'REFUSED\nexit status 1\n')).result).to.equal('refused');
+      const late =
+        'OTHER: dial tcp 10.244.2.7:8080: connectex: A connection attempt failed because the connected party did not properly respond after a period of time.';
+      expect(replyFromExec(tcp, ran(1, '', late)).result).to.equal('timeout');
+      expect(replyFromExec(tcp, ran(1, '', 'OTHER: dial tcp: lookup: REFUSED')).result).to.equal(
+        'error',
+      );
+    });
+
+    it('tells a lookup that timed out from a name that does not exist', () => {
+      const slow =
+        'DNS: lookup web-linux on 10.96.0.10:53: read udp 10.244.1.5:40000->10.96.0.10:53: i/o timeout';
+      expect(replyFromExec(tcp, ran(1, '', slow))).to.deep.equal({
+        result: 'timeout',
+        error: slow,
+      });
+    });
+
+    it('takes an output without a known prefix as an error, whatever it says, or the exit when silent', () => {
+      const unknown = 'dial tcp 10.244.2.7:8080: connect: connection refused';
+      expect(replyFromExec(tcp, ran(1, '', unknown))).to.deep.equal({
+        result: 'error',
+        error: unknown,
+      });
+      expect(replyFromExec(tcp, ran(2, ''))).to.deep.equal({
+        result: 'error',
+        error: 'agnhost connect exited 2',
+      });
     });
   });
 
@@ -603,6 +899,49 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
         error: 'sh: 1: ping: not found',
       });
     });
+
+    it("words a ping that could not run by its stderr, else stdout's last line, else its exit", () => {
+      expect(replyFromExec(icmp, ran(2, '', 'ping: unknown host nosuch\n'))).to.deep.equal({
+        result: 'error',
+        error: 'ping: unknown host nosuch',
+      });
+      const stdout =
+        'PING 10.244.2.7 (10.244.2.7) 56(84) bytes of data.\nwarning\nping: sendmsg: Operation not permitted\n';
+      expect(replyFromExec(icmp, ran(2, stdout))).to.deep.equal({
+        result: 'error',
+        error: 'ping: sendmsg: Operation not permitted',
+      });
+      expect(replyFromExec(icmp, ran(2, ''))).to.deep.equal({
+        result: 'error',
+        error: 'ping exited 2',
+      });
+    });
+
+    it("finds the Windows status line after other output, and words pwsh's failure without it", () => {
+      const win = (stdout: string, exitCode = 0, stderr = '') =>
+        replyFromExec(icmp, ran(exitCode, stdout, stderr), 'windows');
+      expect(win('WARNING: slow start\r\n--hybrid-lab-ping:Success 10.244.2.7\r\n')).to.deep.equal({
+        result: 'ok',
+        peer: '10.244.2.7',
+      });
+      expect(win('--hybrid-lab-ping:TimedOut 0.0.0.0\r\n')).to.deep.equal({
+        result: 'timeout',
+        error: 'no echo reply (TimedOut)',
+      });
+      expect(win('', 1, 'Exception calling "Send"\r\n')).to.deep.equal({
+        result: 'error',
+        error: 'Exception calling "Send"',
+      });
+      expect(win('The term is not recognized\r\n')).to.deep.equal({
+        result: 'error',
+        error: 'pwsh exited 0: The term is not recognized',
+      });
+      // Unreachable only as the status's last word (the .NET names end in it).
+      expect(win('--hybrid-lab-ping:UnreachableThenRouted 10.244.3.1\r\n')).to.deep.equal({
+        result: 'error',
+        error: 'echo request: UnreachableThenRouted',
+      });
+    });
   });
 
   it('turns an exec the API failed without an exit code into error (recorded InternalError frame)', () => {
@@ -612,6 +951,19 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
     expect(reply.result).to.equal('error');
     expect(reply.error).to.equal(`exec failed: ${status.message}`);
     expect(reply.error).to.contain('"curl.exe": executable file not found in $PATH');
+  });
+
+  it('says no exit code when the failed exec named no message and no reason', () => {
+    const failed: ExecResult = {
+      exitCode: null,
+      stdout: '',
+      stderr: '',
+      status: Object.assign(new V1Status(), { status: 'Failure' }),
+    };
+    expect(replyFromExec(http, failed)).to.deep.equal({
+      result: 'error',
+      error: 'exec failed: no exit code',
+    });
   });
 });
 
