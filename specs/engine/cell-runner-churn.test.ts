@@ -4,7 +4,7 @@ import type { CellPlan } from '../model/cell-plan.ts';
 import { CellRunner } from './cell-runner.ts';
 import { Outcome, type CellResult } from '../../lab/contracts/results-file.ts';
 import type { ChurnStep } from '../../lab/contracts/cells.ts';
-import { OK, W1, expectOk, plainCell, urlDriver } from './cell-runner-fixtures.ts';
+import { OK, W1, expectOk, plainCell, urlDriver } from '../testing/cell-runner-fixtures.ts';
 
 describe('CellRunner: churn cells', () => {
   /** A driver whose churn() logs each step; `fail` makes it throw on that step. */

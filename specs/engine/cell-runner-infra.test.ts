@@ -7,7 +7,7 @@ import { fakeWorkloads } from '../testing/fake-workloads.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
 import { CellRunner } from './cell-runner.ts';
 import { Outcome } from '../../lab/contracts/results-file.ts';
-import { NODES, argvDriver } from './cell-runner-fixtures.ts';
+import { NODES, argvDriver } from '../testing/cell-runner-fixtures.ts';
 
 describe('CellRunner: a Service without endpoints', () => {
   // The Linux Service's pods never came up: its endpoints, and so the sweep's expectation, are empty.

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { CellRunner } from './cell-runner.ts';
 import { Outcome } from '../../lab/contracts/results-file.ts';
-import { OK, W1, expectOk, plainCell, urlDriver } from './cell-runner-fixtures.ts';
+import { OK, W1, expectOk, plainCell, urlDriver } from '../testing/cell-runner-fixtures.ts';
 
 describe('CellRunner: order, slots and pauses', () => {
   it('starts the cells that pause first, then the rest in order; a probe that throws is not one', async () => {

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { NOT_FORWARDED_MS } from '../model/cell-plan.ts';
 import { expandCells } from './expand-cells.ts';
 import { MATRIX } from './rows.ts';
-import { HYBRID, workloads } from './expand-cells-fixtures.ts';
+import { HYBRID, workloads } from '../testing/expand-cells-fixtures.ts';
 
 describe('matrix expansion', () => {
   const cells = expandCells(MATRIX, HYBRID);

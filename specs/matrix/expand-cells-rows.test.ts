@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { expandCells } from './expand-cells.ts';
 import { MATRIX } from './rows.ts';
-import { HYBRID } from './expand-cells-fixtures.ts';
+import { HYBRID } from '../testing/expand-cells-fixtures.ts';
 
 describe('matrix expansion', () => {
   const cells = expandCells(MATRIX, HYBRID);

@@ -4,7 +4,7 @@ import type { SuiteNode } from '../model/lab-driver.ts';
 import type { CellPlan } from '../model/cell-plan.ts';
 import { expandCells } from './expand-cells.ts';
 import type { MatrixRow } from './rows.ts';
-import { node, workloads } from './expand-cells-fixtures.ts';
+import { node, workloads } from '../testing/expand-cells-fixtures.ts';
 
 describe('matrix expansion on a small lab: outbound, DNS and perf rows', () => {
   const LAB: SuiteNode[] = [

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { Workloads } from '../model/lab-driver.ts';
 import { fakeWorkloads } from '../testing/fake-workloads.ts';
 import { affinity, dualProtocol, internalLocal } from './feature-cells.ts';
-import { LAB, LINUX, metas } from './feature-cells-fixtures.ts';
+import { LAB, LINUX, metas } from '../testing/feature-cells-fixtures.ts';
 
 describe('Service-feature cells on a small lab: ids, titles, endpoints and skip reasons', () => {
   it('affinity: a sticky and an across-the-timeout cell per source node, naming every backend node', () => {

@@ -1,7 +1,7 @@
 /** Service-feature cells on a small lab: dual-protocol. */
 import { expect } from 'chai';
 import { dualProtocol } from './feature-cells.ts';
-import { LAB, LINUX, metas } from './feature-cells-fixtures.ts';
+import { LAB, LINUX, metas } from '../testing/feature-cells-fixtures.ts';
 
 describe('Service-feature cells on a small lab: ids, titles, endpoints and skip reasons', () => {
   it('dual-protocol: a TCP and a UDP cell per source node', () => {

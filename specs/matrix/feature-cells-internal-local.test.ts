@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { fakeWorkloads } from '../testing/fake-workloads.ts';
 import { internalLocal } from './feature-cells.ts';
-import { LAB, LAB3, LINUX, metas } from './feature-cells-fixtures.ts';
+import { LAB, LAB3, LINUX, metas } from '../testing/feature-cells-fixtures.ts';
 
 describe('Service-feature cells on a small lab: ids, titles, endpoints and skip reasons', () => {
   it('internal-local: each source node has the variant its node says (a local endpoint among others, or none)', () => {

@@ -1,7 +1,7 @@
 /** Service-feature cells on a small lab: pod-to-nodeport. */
 import { expect } from 'chai';
 import { podToNodePort } from './feature-cells.ts';
-import { LAB, LINUX, metas } from './feature-cells-fixtures.ts';
+import { LAB, LINUX, metas } from '../testing/feature-cells-fixtures.ts';
 
 describe('Service-feature cells on a small lab: ids, titles, endpoints and skip reasons', () => {
   it('pod-to-nodeport: each source node via its own node (same-node) and each other node (cross-node)', () => {

@@ -9,7 +9,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer as createTcpServer, type Server } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { runProbe } from './probes.mjs';
-import { closedPort, listening, untimed, withLookup } from './probes-fixtures.ts';
+import { closedPort, listening, untimed, withLookup } from '../../testing/probes-fixtures.ts';
 
 /** Runs `body` with performance.now() standing still at `start` until `clock.advance()` moves it. */
 async function withStoppedClock<T>(

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runProbe } from './probes.mjs';
-import { untimed } from './probes-fixtures.ts';
+import { untimed } from '../../testing/probes-fixtures.ts';
 
 describe('runProbe (in this process)', function () {
   this.timeout(10_000);

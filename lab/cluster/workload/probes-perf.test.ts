@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { runProbe } from './probes.mjs';
-import { closedPort, listening } from './probes-fixtures.ts';
+import { closedPort, listening } from '../../testing/probes-fixtures.ts';
 
 describe('runProbe (in this process)', function () {
   this.timeout(10_000);

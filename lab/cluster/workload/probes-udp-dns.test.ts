@@ -12,7 +12,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { createServer as createTcpServer, type Server } from 'node:net';
 import { missing, skipTest } from '../../testing/skip.ts';
 import { runProbe } from './probes.mjs';
-import { resolverError, untimed, withLookup } from './probes-fixtures.ts';
+import { resolverError, untimed, withLookup } from '../../testing/probes-fixtures.ts';
 
 /** Runs `body` while /etc/resolv.conf reads as `resolvConf` (or throws it) to probes.mjs. */
 async function withResolvConf<T>(resolvConf: string | Error, body: () => Promise<T>): Promise<T> {

@@ -7,7 +7,7 @@ import type { ProbeRequest } from '../../model/lab-driver.ts';
 import { PERF_ELSEWHERE, probeCommand, replyFromExec } from './agnhost-probe.ts';
 import type { ExecResult } from './exec-in-pod.ts';
 import { statusFrame } from '../../testing/kube-recorded-objects.ts';
-import { dns, http, ran, tcp } from './agnhost-probe-fixtures.ts';
+import { dns, http, ran, tcp } from '../../testing/agnhost-probe-fixtures.ts';
 
 describe('agnhost probe mapping (command per request kind, output → ProbeReply)', () => {
   it('runs http and dns through curl (curl.exe on Windows) and tcp through agnhost connect', () => {

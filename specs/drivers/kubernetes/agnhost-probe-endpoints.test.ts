@@ -3,7 +3,7 @@
 // Windows curl.exe 7.5x, Windows Go errors), which no node here runs.
 import { expect } from 'chai';
 import { probeCommand, replyFromExec } from './agnhost-probe.ts';
-import { endpoints, ran } from './agnhost-probe-fixtures.ts';
+import { endpoints, ran } from '../../testing/agnhost-probe-fixtures.ts';
 
 /** What curl prints for one endpoints connection: each body, then its status line. */
 const transfers = (

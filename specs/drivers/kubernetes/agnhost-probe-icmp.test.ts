@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import type { ProbeRequest } from '../../model/lab-driver.ts';
 import { probeCommand, replyFromExec } from './agnhost-probe.ts';
-import { ran } from './agnhost-probe-fixtures.ts';
+import { ran } from '../../testing/agnhost-probe-fixtures.ts';
 
 describe('agnhost probe mapping (command per request kind, output → ProbeReply)', () => {
   describe('icmp (ping)', () => {

@@ -1,7 +1,7 @@
 /** Shared fixtures of the CellRunner tests: a two-node Linux lab, recording drivers, plain cells. */
 import type { LabDriver, ProbeReply, ProbeRequest, SuiteNode } from '../model/lab-driver.ts';
 import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
-import { fakeWorkloads } from '../testing/fake-workloads.ts';
+import { fakeWorkloads } from './fake-workloads.ts';
 import { probeArgs } from '../drivers/probe-args.ts';
 import { Outcome } from '../../lab/contracts/results-file.ts';
 

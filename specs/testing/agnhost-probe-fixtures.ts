@@ -2,9 +2,9 @@
  * Shared fixtures of the agnhost probe tests: an exec result, and one request of each kind (typed
  * as that kind, as each was narrowed when it was declared in the test file itself).
  */
-import type { ExecResult } from './exec-in-pod.ts';
-import type { ProbeRequest } from '../../model/lab-driver.ts';
-import { exitStatus } from '../../testing/kube-recorded-objects.ts';
+import type { ExecResult } from '../drivers/kubernetes/exec-in-pod.ts';
+import type { ProbeRequest } from '../model/lab-driver.ts';
+import { exitStatus } from './kube-recorded-objects.ts';
 
 export const ran = (exitCode: number, stdout: string, stderr = ''): ExecResult => ({
   exitCode,

@@ -1,6 +1,6 @@
 /** Shared fixtures of the matrix expansion tests: a five-node hybrid lab and its workloads. */
 import type { SuiteNode, Workloads } from '../model/lab-driver.ts';
-import { fakeWorkloads } from '../testing/fake-workloads.ts';
+import { fakeWorkloads } from './fake-workloads.ts';
 
 export const node = (
   name: string,
