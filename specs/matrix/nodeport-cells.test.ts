@@ -1,20 +1,8 @@
 /** NodePort cells: via which nodes each row goes, how its cells are named, and why a lab skips them. */
 import { expect } from 'chai';
-import type { CellPlan } from '../model/cell-plan.ts';
-import type { SuiteNode } from '../model/lab-driver.ts';
 import { fakeWorkloads } from '../testing/fake-workloads.ts';
 import { hostNetworkToOwnNodePort, nodePort, nodePortLocal } from './nodeport-cells.ts';
-
-const LAB: SuiteNode[] = [
-  { name: 'cp1', os: 'linux', role: 'control-plane', ip: '192.168.200.10' },
-  { name: 'lin1', os: 'linux', role: 'worker', ip: '192.168.200.11' },
-  { name: 'win1', os: 'windows', role: 'worker', ip: '192.168.200.13' },
-];
-const LINUX = LAB.slice(0, 2);
-const WINDOWS = LAB.slice(2);
-/** A cell's meta, with its skip reason when the lab cannot host it. */
-const metas = (cells: CellPlan[]) =>
-  cells.map((c) => (c.skip === undefined ? c.meta : { ...c.meta, skip: c.skip }));
+import { LAB, LINUX, WINDOWS, metas } from '../testing/small-lab.ts';
 
 describe('NodePort cells', () => {
   const w = fakeWorkloads(LAB);

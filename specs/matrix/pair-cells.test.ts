@@ -2,10 +2,10 @@
 import { expect } from 'chai';
 import type { SuiteNode } from '../model/lab-driver.ts';
 import { fakeWorkloads } from '../testing/fake-workloads.ts';
-import type { CellPlan } from '../model/cell-plan.ts';
 import { expandCells } from './expand-cells.ts';
 import { hostNetworkPods, icmp, podToPod } from './pair-cells.ts';
 import { MATRIX } from './rows.ts';
+import { LAB, LINUX, WINDOWS, metas } from '../testing/small-lab.ts';
 
 const node = (name: string, os: 'linux' | 'windows', ip: string): SuiteNode => ({
   name,
@@ -101,17 +101,6 @@ describe('pairwise cells', () => {
 });
 
 describe('pairwise cells on a small lab: ids, titles, endpoints and skip reasons', () => {
-  const LAB: SuiteNode[] = [
-    { name: 'cp1', os: 'linux', role: 'control-plane', ip: '192.168.200.10' },
-    { name: 'lin1', os: 'linux', role: 'worker', ip: '192.168.200.11' },
-    { name: 'win1', os: 'windows', role: 'worker', ip: '192.168.200.13' },
-  ];
-  const LINUX = LAB.slice(0, 2);
-  const WINDOWS = LAB.slice(2);
-  /** A cell's meta, with its skip reason when the lab cannot host it. */
-  const metas = (cells: CellPlan[]) =>
-    cells.map((c) => (c.skip === undefined ? c.meta : { ...c.meta, skip: c.skip }));
-
   it('pod-to-pod: a cell per node (same-node) and per ordered node pair (cross-node), and via', () => {
     expect(
       metas(

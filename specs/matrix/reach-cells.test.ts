@@ -1,20 +1,9 @@
 /** Reach cells: the health-check node port from outside, the ExternalName and the API server from pods. */
 import { expect } from 'chai';
-import type { CellPlan } from '../model/cell-plan.ts';
 import type { SuiteNode } from '../model/lab-driver.ts';
 import { fakeWorkloads } from '../testing/fake-workloads.ts';
 import { healthCheckNodePort, reachFromPods } from './reach-cells.ts';
-
-const LAB: SuiteNode[] = [
-  { name: 'cp1', os: 'linux', role: 'control-plane', ip: '192.168.200.10' },
-  { name: 'lin1', os: 'linux', role: 'worker', ip: '192.168.200.11' },
-  { name: 'win1', os: 'windows', role: 'worker', ip: '192.168.200.13' },
-];
-const LINUX = LAB.slice(0, 2);
-const WINDOWS = LAB.slice(2);
-/** A cell's meta, with its skip reason when the lab cannot host it. */
-const metas = (cells: CellPlan[]) =>
-  cells.map((c) => (c.skip === undefined ? c.meta : { ...c.meta, skip: c.skip }));
+import { LAB, LINUX, WINDOWS, metas } from '../testing/small-lab.ts';
 
 describe('reach cells', () => {
   it("health-check-nodeport: via every node, saying which have a local endpoint of the OS's Service", () => {

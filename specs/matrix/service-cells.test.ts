@@ -1,20 +1,8 @@
 /** Service cells: each source node's cell toward a Service, how it is named, and why a lab skips it. */
 import { expect } from 'chai';
-import type { CellPlan } from '../model/cell-plan.ts';
-import type { SuiteNode } from '../model/lab-driver.ts';
 import { fakeWorkloads } from '../testing/fake-workloads.ts';
 import { hairpin, hostNetworkToService, podToService } from './service-cells.ts';
-
-const LAB: SuiteNode[] = [
-  { name: 'cp1', os: 'linux', role: 'control-plane', ip: '192.168.200.10' },
-  { name: 'lin1', os: 'linux', role: 'worker', ip: '192.168.200.11' },
-  { name: 'win1', os: 'windows', role: 'worker', ip: '192.168.200.13' },
-];
-const LINUX = LAB.slice(0, 2);
-const WINDOWS = LAB.slice(2);
-/** A cell's meta, with its skip reason when the lab cannot host it. */
-const metas = (cells: CellPlan[]) =>
-  cells.map((c) => (c.skip === undefined ? c.meta : { ...c.meta, skip: c.skip }));
+import { LAB, LINUX, WINDOWS, metas } from '../testing/small-lab.ts';
 
 describe('Service cells', () => {
   it('pod-to-service: a cell per source node and via, titled with every backend node', () => {
