@@ -18,6 +18,11 @@ const EntrySchema = z.strictObject({
   original: z.string().min(1),
   /** What Stryker puts there instead, exactly as its report says. */
   replacement: z.string(),
+  /**
+   * The line the mutant starts on; needed when the file holds the original text more than once,
+   * so that the entry excuses that mutant only and not a new survivor of the same shape elsewhere.
+   */
+  line: z.number().int().positive().optional(),
   /** Why no test can tell them apart: one line. */
   reason: z
     .string()
@@ -48,7 +53,16 @@ export function readEquivalents(path: string): Equivalent[] {
   return parseEquivalents(readFileSync(path, 'utf8'), path);
 }
 
+/** The lines on which `text` starts in `source`, in order. */
+export function linesOf(source: string, text: string): number[] {
+  const lines: number[] = [];
+  for (let at = source.indexOf(text); at !== -1; at = source.indexOf(text, at + 1))
+    lines.push(source.slice(0, at).split('\n').length);
+  return lines;
+}
+
 const matches = (e: Equivalent, u: Undetected): boolean =>
+  (e.line === undefined || e.line === u.line) &&
   e.file === u.file &&
   e.mutator === u.mutator &&
   e.original === u.original &&

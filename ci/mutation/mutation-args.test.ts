@@ -40,6 +40,9 @@ describe('npm run mutation arguments', () => {
     expect(args[1]!.split(',')).to.deep.equal([
       'specs/engine/judge.ts',
       ...text.map((_, i) => `${sweep}:${i * 3 + 1}-${i * 3 + 3}`),
+      'lab/faults/impacts.ts',
+      'lab/faults/cell-selector.ts',
+      'lab/text/glob.ts',
     ]);
     expect(args.slice(2)).to.deep.equal(['--testFiles', SCOPES.ci.tests.join(',')]);
     expect(scopeArgs('core', () => '')).to.deep.equal([]);

@@ -19,8 +19,8 @@ export interface Scope {
 
 /**
  * Each scope; `null` is the config's whole `mutate` list and `mochaEsm.spec`. `ci` is the heart of
- * the verdict (outcome, verdict, the sweep's count of who answered) with its own tests, sized so
- * that a cold run fits CI's time.
+ * the verdict (outcome, verdict, the sweep's count of who answered) and the fault impacts the
+ * self-test judges by, with their own tests; a folder joins it once the core run explains it whole.
  */
 export const SCOPES = {
   core: null,
@@ -40,6 +40,10 @@ export const SCOPES = {
           'httpError',
         ],
       },
+      // Which cells a fault breaks: what the self-test's verdict on the suite rests on.
+      'lab/faults/impacts.ts',
+      'lab/faults/cell-selector.ts',
+      'lab/text/glob.ts',
     ],
     tests: [
       'specs/engine/judge-cases.test.ts',
@@ -47,6 +51,10 @@ export const SCOPES = {
       'specs/engine/judge.test.ts',
       'specs/engine/feature-checks.test.ts',
       'lab/cluster/workload/endpoint-sweep.test.ts',
+      'lab/faults/fault-catalogue.test.ts',
+      'lab/faults/feature-faults.test.ts',
+      'lab/faults/cell-selector.test.ts',
+      'lab/text/glob.test.ts',
     ],
   },
 } as const satisfies Record<string, Scope | null>;

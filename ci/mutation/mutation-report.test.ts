@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { MutationReport } from './mutation-report.ts';
 import { scoresByFolder, textAt, undetectedMutants } from './mutation-report.ts';
-import { compareEquivalents, parseEquivalents, type Equivalent } from './equivalents.ts';
+import { compareEquivalents, linesOf, parseEquivalents, type Equivalent } from './equivalents.ts';
 
 const at = (line: number, start: number, end: number) => ({
   start: { line, column: start },
@@ -161,6 +161,24 @@ describe('equivalent mutants', () => {
     }
   });
 
+  it('an entry with a line matches the mutant on that line only', () => {
+    const onLine = (line: number) => compareEquivalents(undetected, [{ ...entry, line }], reported);
+    expect(onLine(1)).to.deep.equal({
+      unlisted: undetected.filter((u) => u !== undetected[1]),
+      stale: [],
+    });
+    expect(onLine(2).unlisted).to.have.length(3);
+    expect(onLine(2).stale).to.deep.equal([{ ...entry, line: 2 }]);
+  });
+
+  it('finds the lines a text starts on, a text over several lines by its first', () => {
+    const source = 'a === b;\nif (a === b) {\n  x(a ===\n b);\n}\n';
+    expect(linesOf(source, 'a === b')).to.deep.equal([1, 2]);
+    expect(linesOf(source, 'a ===\n b')).to.deep.equal([3]);
+    expect(linesOf(source, 'a !== b')).to.deep.equal([]);
+    expect(linesOf('xxx', 'xx'), 'overlapping').to.deep.equal([1, 1]);
+  });
+
   it('an uncovered mutant is never equivalent: no test ran it', () => {
     const uncovered = {
       ...entry,
@@ -191,8 +209,11 @@ describe('equivalent mutants', () => {
     expect(
       bad(JSON.stringify({ equivalent: [{ ...entry, reason: 'one\ntwo lines here' }] })),
     ).to.throw(/equivalent\[0\]\.reason: one line/);
-    expect(bad(JSON.stringify({ equivalent: [{ ...entry, line: 3 }] }))).to.throw(
+    expect(bad(JSON.stringify({ equivalent: [{ ...entry, column: 3 }] }))).to.throw(
       /equivalent\[0\]/,
+    );
+    expect(bad(JSON.stringify({ equivalent: [{ ...entry, line: 0 }] }))).to.throw(
+      /equivalent\[0\]\.line/,
     );
   });
 });

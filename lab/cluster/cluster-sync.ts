@@ -107,9 +107,10 @@ export function staleUdpFlows(before: readonly string[], now: readonly string[])
 }
 
 /**
- * Deletes the conntrack entries of the UDP flows staleUdpFlows names, as kube-proxy does: a UDP entry outlives its endpoint (UDP has no connection to end), and a later datagram
- * on the same addresses and ports would follow it to the gone endpoint instead of the rules. Pods
- * of the next suite run get the same IPs, and a source port comes round again sooner or later.
+ * Deletes the conntrack entries of the UDP flows staleUdpFlows names, as kube-proxy does: a UDP
+ * entry outlives its endpoint (UDP has no connection to end), and a later datagram on the same
+ * addresses and ports would follow it to the gone endpoint instead of the rules. Pods of the next
+ * suite run get the same IPs, and a source port comes round again sooner or later.
  */
 export async function forgetUdpFlows(shell: NodeShell, flows: readonly string[]): Promise<void> {
   if (flows.length === 0) return;
@@ -127,11 +128,10 @@ export async function forgetUdpFlows(shell: NodeShell, flows: readonly string[])
 /**
  * sh program: its arguments are triples FLAG VALUE ENDPOINT; deletes the UDP flows matched by FLAG
  * VALUE (--orig-dst ADDRESS, --orig-port-dst PORT) whose replies come from ENDPOINT (`-`: from
- * anywhere). Each
- * `conntrack -D` walks the node's whole table (thousands of entries after a suite run), so the
- * table is listed once and only the triples it holds are deleted. conntrack exits 1 when no entry
- * matched; any other failure is said on stderr with its command, and the program fails after
- * trying the rest.
+ * anywhere). Each `conntrack -D` walks the node's whole table (thousands of entries after a suite
+ * run), so the table is listed once and only the triples it holds are deleted. conntrack exits 1
+ * when no entry matched; any other failure is said on stderr with its command, and the program
+ * fails after trying the rest.
  */
 export const FORGET_UDP_FLOWS = `status=0
 if listing=$(conntrack -L -p udp 2>/dev/null); then

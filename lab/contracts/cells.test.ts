@@ -151,4 +151,63 @@ describe('contracts: the cell-id grammar', () => {
       'linux>linux',
     ]);
   });
+  it("builds ids with the defaults of what a key leaves out: cross-node, and 'none' for a peer, step or variant", () => {
+    const partial: CellKey[] = [
+      { kind: 'pod-to-pod', from: 'linux', to: 'windows', node: 'lin1', peer: 'win1', via: 'ip' },
+      { kind: 'churn', from: 'linux', to: 'windows', node: 'lin1', via: 'cluster-ip' },
+      { kind: 'affinity', from: 'windows', to: 'linux', node: 'win1', via: 'cluster-ip' },
+      {
+        kind: 'perf',
+        measure: 'tcp-rr',
+        network: 'pod',
+        from: 'linux',
+        to: 'windows',
+        node: 'lin1',
+        via: 'ip',
+      },
+    ];
+    expect(partial.map(cellId)).to.deep.equal([
+      'pod-to-pod/linux-to-windows/cross-node/lin1/win1/ip',
+      'churn/linux-to-windows/none/lin1/cluster-ip',
+      'affinity/windows-to-linux/none/win1/cluster-ip',
+      'perf/tcp-rr/pod/linux-to-windows/cross-node/lin1/none/ip',
+    ]);
+  });
+
+  it('builds perf ids naming one node on the same node, both across nodes, and the Service path without a placement', () => {
+    const perf = {
+      kind: 'perf',
+      measure: 'tcp-stream',
+      from: 'windows',
+      to: 'linux',
+      node: 'win1',
+    } as const;
+    const keys: CellKey[] = [
+      { ...perf, network: 'host', placement: 'same-node', via: 'ip' },
+      { ...perf, network: 'pod', placement: 'cross-node', peer: 'lin2', via: 'ip' },
+      { ...perf, network: 'service', placement: 'cross-node', peer: 'lin2', via: 'cluster-ip' },
+    ];
+    expect(keys.map(cellId)).to.deep.equal([
+      'perf/tcp-stream/host/windows-to-linux/same-node/win1/ip',
+      'perf/tcp-stream/pod/windows-to-linux/cross-node/win1/lin2/ip',
+      'perf/tcp-stream/service/windows-to-linux/win1/cluster-ip',
+    ]);
+    expect(parseCellId(cellId(keys[0]!))).to.deep.equal(keys[0]);
+    expect(parseCellId(cellId(keys[1]!))).to.deep.equal(keys[1]);
+  });
+
+  it('names a hairpin its own OS at both ends and an outbound echo the outside as its target', () => {
+    const keys: CellKey[] = [
+      { kind: 'hairpin', from: 'windows', node: 'win1', via: 'cluster-ip' },
+      { kind: 'host-network-to-own-nodeport', from: 'windows', node: 'win1', via: 'node-ip' },
+      { kind: 'icmp-outbound', from: 'windows', node: 'win1', via: 'ip' },
+      { kind: 'dns-tcp', from: 'linux', node: 'lin1', via: 'dns' },
+    ];
+    expect(keys.map((k) => `${sourceOs(k)}>${targetOs(k)}`)).to.deep.equal([
+      'windows>windows',
+      'windows>windows',
+      'windows>external',
+      'linux>cluster-dns',
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import {
   NOT_RUN_PREFIX,
+  RunInfoSchema,
   VERDICTS,
   computeTotals,
   isRed,
@@ -80,5 +81,30 @@ describe('results.json contract', () => {
   it('a skip whose detail only mentions not running is not cut off', () => {
     const totals = computeTotals([cell('skipped', `lab: ${NOT_RUN_PREFIX}x`)], []);
     expect(totals).to.include({ skipped: 1, notRun: 0 });
+  });
+
+  it('only a skip is cut off: a failure whose detail starts like one is a failure', () => {
+    const totals = computeTotals([cell('fail', `${NOT_RUN_PREFIX}x`)], []);
+    expect(totals).to.include({ failed: 1, notRun: 0 });
+  });
+
+  it('refuses a run whose start is no date, naming the field', () => {
+    const run = {
+      runId: 'r',
+      lab: 'hybrid',
+      provider: 'netns',
+      emulated: true,
+      kubernetesVersion: '1.20.2',
+      cni: 'flannel',
+      osBuilds: {},
+      profile: 'default',
+      startedAt: '2026-01-02T03:04:05Z',
+    };
+    expect(RunInfoSchema.safeParse(run).success).to.be.true;
+    const bad = RunInfoSchema.safeParse({ ...run, startedAt: 'yesterday' });
+    expect(bad.success).to.be.false;
+    expect(bad.error?.issues.map((i) => [i.path.join('.'), i.message])).to.deep.equal([
+      ['startedAt', 'expected an ISO date'],
+    ]);
   });
 });

@@ -49,7 +49,36 @@ describe('cell selectors', () => {
     expect(matchesCell({ toAny: ['win2'] }, svc)).to.be.false;
   });
 
+  it('fromOs alone decides: a cell from the other OS or from outside is not picked', () => {
+    expect(matchesCell({ fromOs: 'windows' }, p2p)).to.be.false;
+    expect(matchesCell({ fromOs: 'windows' }, np), 'from outside').to.be.false;
+    expect(matchesCell({ fromOs: 'external' }, p2p)).to.be.false;
+    expect(matchesCell({ fromOs: 'windows' }, svc)).to.be.true;
+  });
+
+  it('steps and variants pick only cells that have one of them', () => {
+    const churn = cell('churn/linux-to-windows/backend-recreated/lin1/cluster-ip', 'lin1', 'win1');
+    const sticky = cell('affinity/windows-to-linux/sticky/win1/cluster-ip', 'win1', 'lin1');
+    expect(matchesCell({ steps: ['backend-recreated'] }, churn)).to.be.true;
+    expect(matchesCell({ steps: ['backend-deleted', 'scaled-back'] }, churn)).to.be.false;
+    expect(matchesCell({ steps: ['backend-recreated'] }, p2p), 'no step').to.be.false;
+    expect(matchesCell({ variants: ['sticky'] }, sticky)).to.be.true;
+    expect(matchesCell({ variants: ['timeout'] }, sticky)).to.be.false;
+    expect(matchesCell({ variants: ['sticky'] }, churn), 'no variant').to.be.false;
+  });
+
+  it('measures and networks pick only perf cells that run one of them', () => {
+    const rr = cell('perf/tcp-rr/pod/linux-to-windows/cross-node/lin1/win1/ip', 'lin1', 'win1');
+    expect(matchesCell({ measures: ['tcp-rr', 'udp-stream'] }, rr)).to.be.true;
+    expect(matchesCell({ measures: ['tcp-stream'] }, rr)).to.be.false;
+    expect(matchesCell({ measures: ['tcp-rr'] }, p2p), 'not a perf cell').to.be.false;
+    expect(matchesCell({ networks: ['host', 'pod'] }, rr)).to.be.true;
+    expect(matchesCell({ networks: ['service'] }, rr)).to.be.false;
+    expect(matchesCell({ networks: ['pod'] }, p2p), 'not a perf cell').to.be.false;
+  });
+
   it("targets are a pod, a Service's backends, none for cluster DNS or outside", () => {
+    expect(targetNodes(cell('x', 'a', ' lin1 , lin2 ,,- '))).to.deep.equal(['lin1', 'lin2']);
     expect(targetNodes(svc)).to.deep.equal(['lin1', 'lin2', 'cp1']);
     expect(targetNodes(dns)).to.deep.equal([]);
     expect(targetNodes(cell('outbound-nat/linux/lin1/ip', 'lin1', 'outside'))).to.deep.equal([]);
@@ -68,5 +97,20 @@ describe('cell selectors', () => {
       'dns search-list from win2',
     );
     expect(describeSelector({ via: 'dns' })).to.equal('any cell via dns');
+    expect(
+      describeSelector({
+        kinds: ['churn', 'perf'],
+        fromOs: 'external',
+        toOs: 'linux',
+        steps: ['backend-deleted', 'scaled-back'],
+        variants: ['sticky', 'timeout'],
+        measures: ['tcp-rr', 'udp-stream'],
+        networks: ['pod', 'host'],
+        toAny: ['lin1', 'win1'],
+      }),
+    ).to.equal(
+      'churn|perf from external to linux after backend-deleted|scaled-back sticky|timeout ' +
+        'measuring tcp-rr|udp-stream over pod|host network to any of lin1,win1',
+    );
   });
 });

@@ -12,6 +12,7 @@ import {
   selftestNodes,
   type SelftestNodeChoice,
 } from './fault-targets.ts';
+import { searchListImpact } from './impacts.ts';
 import { editWindowsCni } from './windows-cni-edits.ts';
 
 const FIVE: FixtureNode[] = [
@@ -131,6 +132,10 @@ describe('fault catalogue', () => {
       'pod-to-host-network|pod-to-nodeport from win1 to only cp1,lin1,lin2,win2',
     );
     expect(must).to.not.include('pod-to-nodeport to linux to only win1');
+    // A Linux node's pods are masqueraded to its address, which the cut leaves reachable.
+    const lin1 = derive(hostGw, 'pod-route-removed', 'lin1').must;
+    expect(lin1).to.include('host-network-to-pod from cp1,lin2,win1,win2 to only lin1');
+    expect(lin1.filter((m) => m.startsWith('pod-to-host-network'))).to.deep.equal([]);
   });
 
   it('vxlan FDB flush exists only on vxlan labs', () => {
@@ -217,6 +222,9 @@ describe('fault catalogue', () => {
       !search.includes('fault-probe.svc.cluster.local'),
     );
     expect(must).to.not.be.empty;
+    expect(derive(vxlan, 'windows-dns-search-list-missing').outcomes).to.deep.equal(['nxdomain']);
+    // No Windows node lacking a suffix: no selector at all (one with no node would name none).
+    expect(searchListImpact(vxlan, []).mustFail).to.deep.equal([]);
   });
 
   it('blackholed Windows endpoints break the Windows Service and its NodePorts', () => {
@@ -265,6 +273,40 @@ describe('fault catalogue', () => {
     expect(first?.kind === 'nft' && first.ruleset).to.include(
       'ct status dnat ip daddr { 10.244.4.0/24 }',
     );
+  });
+
+  it("a Linux node's endpoint blackholed: its host-network NodePorts too, and DNS where DNS runs", () => {
+    const onLinux = (node: string) => [
+      `pod-to-service|pod-to-service-udp|dual-protocol|churn|host-network-to-service to any of ${node}`,
+      `hairpin from ${node}`,
+      `nodeport-local to only ${node}`,
+      ...['cp1', 'lin1', 'lin2'].map((n) => `nodeport|nodeport-udp to linux to only ${n}`),
+      // A Linux node's own pods reach its NodePort from its host network (Windows: no such row).
+      ...['cp1', 'lin1', 'lin2'].map((n) => `host-network-to-own-nodeport to linux to only ${n}`),
+      ...['cp1', 'lin1', 'lin2', 'win1', 'win2'].map(
+        (n) => `pod-to-nodeport to linux to only ${n}`,
+      ),
+    ];
+    const lin1 = derive(vxlan, 'node-endpoint-blackholed', 'lin1');
+    expect(lin1.must).to.deep.equal([
+      ...onLinux('lin1'),
+      'affinity to only lin1',
+      'internal-local has-endpoint|only-endpoint from lin1',
+    ]);
+    expect(lin1.may).to.deep.equal([
+      'affinity to any of lin1',
+      'internal-local to linux from win1',
+      'internal-local to linux from win2',
+    ]);
+    // A blackhole times out; a Windows internal-local cell expected to fail may then pass.
+    expect(lin1.outcomes).to.deep.equal(['timeout', 'ok']);
+    // cp1 runs the cluster DNS: every lookup goes through its endpoint.
+    expect(derive(vxlan, 'node-endpoint-blackholed', 'cp1').must).to.deep.equal([
+      ...onLinux('cp1'),
+      'any cell via dns',
+      'affinity to only cp1',
+      'internal-local has-endpoint|only-endpoint from cp1',
+    ]);
   });
 
   it("one node's pods cut from the other OS: new connections dropped on that node only, one way", () => {

@@ -58,4 +58,85 @@ describe('probe.mjs arguments', () => {
     expect(probeProgramMs(endpoints, 3000)).to.equal(6000);
     expect(probeProgramMs({ kind: 'tcp', host: '10.244.2.7', port: 8080 }, 3000)).to.equal(3000);
   });
+  it('passes each probe kind its own words before the per-request timeout', () => {
+    const args = (request: ProbeRequest): string[] => probeArgs(request, 2500);
+    expect(args({ kind: 'http', url: 'http://10.96.0.9/hostname' })).to.deep.equal([
+      'http',
+      'http://10.96.0.9/hostname',
+      '--timeout-ms',
+      '2500',
+    ]);
+    expect(args({ kind: 'dns', name: 'web-linux' })).to.deep.equal([
+      'dns',
+      'web-linux',
+      '--timeout-ms',
+      '2500',
+    ]);
+    expect(args({ kind: 'dns-tcp', name: 'web-linux' })).to.deep.equal([
+      'dns-tcp',
+      'web-linux',
+      '--timeout-ms',
+      '2500',
+    ]);
+    expect(args({ kind: 'tcp', host: '10.244.2.7', port: 8080 })).to.deep.equal([
+      'tcp',
+      '10.244.2.7',
+      '8080',
+      '--timeout-ms',
+      '2500',
+    ]);
+    expect(args({ kind: 'icmp', host: '10.244.2.7' })).to.deep.equal([
+      'icmp',
+      '10.244.2.7',
+      '--timeout-ms',
+      '2500',
+    ]);
+    expect(args({ kind: 'udp', host: '10.244.2.7', port: 8081, message: 'echo hi' })).to.deep.equal(
+      ['udp', '10.244.2.7', '8081', 'echo hi', '--timeout-ms', '2500'],
+    );
+  });
+
+  it('passes a perf run its duration and lets the program run the duration plus one timeout', () => {
+    const perf: ProbeRequest = {
+      kind: 'perf',
+      measure: 'tcp-stream',
+      base: 'http://10.244.2.7:5201',
+      durationMs: 10000,
+    };
+    expect(probeArgs(perf, 3000)).to.deep.equal([
+      'perf',
+      'tcp-stream',
+      'http://10.244.2.7:5201',
+      '--duration-ms',
+      '10000',
+      '--timeout-ms',
+      '13000',
+    ]);
+    expect(probeProgramMs(perf, 3000)).to.equal(13000);
+  });
+
+  it('passes --rate-mbps when a perf run has a rate', () => {
+    expect(
+      probeArgs(
+        {
+          kind: 'perf',
+          measure: 'tcp-stream',
+          base: 'http://10.244.2.7:5201',
+          durationMs: 10000,
+          rateMbps: 50,
+        },
+        3000,
+      ),
+    ).to.deep.equal([
+      'perf',
+      'tcp-stream',
+      'http://10.244.2.7:5201',
+      '--duration-ms',
+      '10000',
+      '--rate-mbps',
+      '50',
+      '--timeout-ms',
+      '13000',
+    ]);
+  });
 });

@@ -197,14 +197,16 @@ export class CellRunner {
     }
   }
 
+  /** A churn cell (plan.churn set) whose step the driver could not make. */
   #failedStep(plan: CellPlan, expectation: Expectation, why: string): CellResult {
+    const { os, step } = plan.churn!;
     return {
       ...plan.meta,
       expected: expectation.expected,
       ...(expectation.reason === undefined ? {} : { reason: expectation.reason }),
       verdict: verdictOf(expectation.expected, Outcome.Error),
       actual: Outcome.Error,
-      detail: `churn step ${plan.churn?.step ?? '?'} on the ${plan.churn?.os ?? '?'} Service failed: ${why}`,
+      detail: `churn step ${step} on the ${os} Service failed: ${why}`,
       durationMs: 0,
       attempts: 0,
     };

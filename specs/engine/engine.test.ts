@@ -1,3 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { LabDriver, ProbeReply, Workloads } from '../model/lab-driver.ts';
 import type { CellPlan } from '../model/cell-plan.ts';
@@ -46,6 +50,16 @@ describe('profiles', () => {
 
   it('rejects an unknown profile by name', () => {
     expect(() => loadProfile('lenient')).to.throw(/unknown profile "lenient"/);
+  });
+
+  it('rejects a profile that breaks the schema, naming it and the field', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hl-profile-'));
+    writeFileSync(join(dir, 'broken.yaml'), 'name: broken\ndescription: x\nexpectations: []\n');
+    const name = relative(
+      fileURLToPath(new URL('../profiles/', import.meta.url)),
+      join(dir, 'broken'),
+    );
+    expect(() => loadProfile(name)).to.throw(new RegExp(`^profile ${name}: .*unexpectedPass`, 's'));
   });
 });
 

@@ -1,11 +1,19 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CellResult } from '../../lab/contracts/results-file.ts';
 import type { ProbeSpec } from '../model/cell-plan.ts';
 import type { LabDriver } from '../model/lab-driver.ts';
-import { collectEvidence, evidenceCells, evidenceDir } from './evidence.ts';
+import {
+  CHURN_NOT_TRACED,
+  collectEvidence,
+  evidenceBudgetMs,
+  evidenceCells,
+  evidenceDir,
+  removeEvidence,
+} from './evidence.ts';
+import { probeProgramMs } from '../drivers/probe-args.ts';
 import { suiteSettings } from './suite-settings.ts';
 
 const spec: ProbeSpec = {
@@ -80,6 +88,79 @@ describe('evidence selection', () => {
         'no evidence: not collected within 0.3 s\n',
       );
       expect(collected.get('b/fails')?.diedAt).to.equal('dropped on lin1');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("writes the path and each node's files, and lists them", async () => {
+    const driver = {
+      pathEvidence: () =>
+        Promise.resolve({
+          diedAt: 'dropped on lin1',
+          path: 'lin1: dropped by FORWARD',
+          nodes: [{ node: 'lin1', files: { 'iptables.txt': '-A FORWARD -j DROP\n' } }],
+        }),
+    } as unknown as LabDriver;
+    const dir = mkdtempSync(join(tmpdir(), 'hl-evidence-'));
+    try {
+      const collected = await collectEvidence(driver, [cell('a/b', 'fail')], dir, 50);
+      expect(collected.get('a/b')).to.deep.equal({
+        diedAt: 'dropped on lin1',
+        files: ['evidence/a/b/path.txt', 'evidence/a/b/lin1/iptables.txt'],
+      });
+      expect(readFileSync(join(dir, 'evidence/a/b/path.txt'), 'utf8')).to.equal(
+        'lin1: dropped by FORWARD\n',
+      );
+      expect(readFileSync(join(dir, 'evidence/a/b/lin1/iptables.txt'), 'utf8')).to.equal(
+        '-A FORWARD -j DROP\n',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('traces no churn cell: its evidence says why, and the driver is not asked', async () => {
+    const asked: string[] = [];
+    const driver = {
+      pathEvidence: (meta: CellResult) => {
+        asked.push(meta.cell);
+        return Promise.resolve({ diedAt: 'x', path: 'x', nodes: [] });
+      },
+    } as unknown as LabDriver;
+    const dir = mkdtempSync(join(tmpdir(), 'hl-evidence-'));
+    try {
+      const id = 'churn/backend-deleted/linux/lin1/cluster-ip';
+      const collected = await collectEvidence(driver, [cell(id, 'fail')], dir, 50);
+      expect(collected.get(id)).to.deep.equal({
+        diedAt: CHURN_NOT_TRACED,
+        files: [`evidence/${id}/path.txt`],
+      });
+      expect(readFileSync(join(dir, `evidence/${id}/path.txt`), 'utf8')).to.equal(
+        `${CHURN_NOT_TRACED}\n`,
+      );
+      expect(asked).to.deep.equal([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("budgets each cell twice its probe's run plus a minute", () => {
+    const one = 2 * probeProgramMs(spec.request, 50) + 60_000;
+    expect(evidenceBudgetMs([{ spec }], 50)).to.equal(one);
+    expect(evidenceBudgetMs([{ spec }, { spec }], 50)).to.equal(2 * one);
+  });
+
+  it("removes an earlier run's evidence folder, and minds none being there", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hl-evidence-'));
+    try {
+      mkdirSync(join(dir, 'evidence/a/b'), { recursive: true });
+      writeFileSync(join(dir, 'evidence/a/b/path.txt'), 'old\n');
+      writeFileSync(join(dir, 'results.json'), '{}');
+      removeEvidence(dir);
+      expect(existsSync(join(dir, 'evidence'))).to.equal(false);
+      expect(existsSync(join(dir, 'results.json'))).to.equal(true);
+      removeEvidence(dir);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

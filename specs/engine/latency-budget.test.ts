@@ -95,4 +95,58 @@ describe('latency budget', () => {
     const churn = ['a', 'b', 'c'].map((id) => timed(id, 2, 'churn/linux-to-linux'));
     expect(slowFlags([...churn, timed('d', 900, 'churn/linux-to-linux')], budget).size).to.equal(0);
   });
+  it('a run whose requests timed no connect has no connect figures', () => {
+    expect(timingOf([{ ms: 3 }, { ms: 5 }])).to.deep.equal({
+      samples: 2,
+      totalP50Ms: 3,
+      totalMaxMs: 5,
+    });
+  });
+
+  it('slow is above both ratio × baseline and baseline + floor, not at them', () => {
+    // baseline 100: 500 is exactly 5×; baseline 20: 120 is exactly 100 ms above it.
+    const at = (value: number, base: number) =>
+      ids(
+        slowFlags(
+          [timed('a', base), timed('b', base), timed('c', base), timed('x', value)],
+          budget,
+        ),
+      );
+    expect(at(500, 100)).to.deep.equal([]);
+    expect(at(501, 100)).to.deep.equal(['x']);
+    expect(at(120, 20)).to.deep.equal([]);
+    expect(at(121, 20)).to.deep.equal(['x']);
+    expect(at(110, 20)).to.deep.equal([]);
+  });
+
+  it('a Service cell (no placement) is named by its row and via alone', () => {
+    const svc = (id: string, p50: number, row = 'pod-to-service/linux-to-linux') => ({
+      ...timed(id, p50, row),
+      placement: '',
+      via: 'cluster-ip',
+    });
+    const own = slowFlags([svc('a', 2), svc('b', 2), svc('c', 2), svc('x', 900)], budget);
+    expect([...own.values()].map((f) => f.basis)).to.deep.equal([
+      'median of 3 pod-to-service/linux-to-linux cells via cluster-ip',
+    ]);
+    const other = 'pod-to-service/windows-to-linux';
+    const anyOs = slowFlags(
+      [svc('a', 2, other), svc('b', 2, other), svc('c', 2, other), svc('x', 900)],
+      budget,
+    );
+    expect([...anyOs.values()].map((f) => f.basis)).to.deep.equal([
+      'median of 3 pod-to-service cells via cluster-ip (any OS)',
+    ]);
+  });
+
+  it('never takes cells of another kind of path as peers', () => {
+    const other = 'pod-to-service/linux-to-linux';
+    const cells = [
+      timed('a', 2, other),
+      timed('b', 2, other),
+      timed('c', 2, other),
+      timed('x', 900),
+    ];
+    expect(ids(slowFlags(cells, budget))).to.deep.equal([]);
+  });
 });

@@ -196,20 +196,34 @@ export function perfFlags(
   return flags;
 }
 
-/** Of two runs of one measure, the better: the higher rate, and the lower loss. */
+/**
+ * Of two runs of one measure, the better: the higher rate, and the lower loss. The loss figures
+ * (failed, waited, attempts, segments) come from one run together: mixed, a run's waits over the
+ * other's attempts could count more lost than were made.
+ */
 export function better(a: PerfFigures, b: PerfFigures): PerfFigures {
-  const lossA = a.attempts > 0 ? a.failed / a.attempts : 0;
-  const lossB = b.attempts > 0 ? b.failed / b.attempts : 0;
-  const retrans = (f: PerfFigures) =>
+  const loss = (f: PerfFigures) =>
+    (f.attempts > 0 ? (f.failed + (f.waited ?? 0)) / f.attempts : 0) +
     (f.sent ? (f.retransmitted ?? 0) / f.sent : 0) +
     (f.serverSent ? (f.serverRetransmitted ?? 0) / f.serverSent : 0);
-  const retransA = retrans(a);
-  const retransB = retrans(b);
   const faster = rateOf(b).value > rateOf(a).value ? b : a;
-  const lossless = lossB + retransB < lossA + retransA ? b : a;
+  const lossless = loss(b) < loss(a) ? b : a;
   if (faster === lossless) return faster;
-  const { failed, attempts, sent, retransmitted, serverSent, serverRetransmitted } = lossless;
-  const counts = { sent, retransmitted, serverSent, serverRetransmitted };
-  const known = Object.fromEntries(Object.entries(counts).filter(([, v]) => v !== undefined));
-  return { ...faster, failed, attempts, ...known };
+  // The faster run's rate and latency, the other's loss figures (a key its run lacks, absent).
+  const part = (f: PerfFigures, loss: boolean) =>
+    Object.entries(f as Record<string, unknown>).filter(
+      ([k, v]) => v !== undefined && LOSS_FIGURES.includes(k) === loss,
+    );
+  return Object.fromEntries([...part(faster, false), ...part(lossless, true)]) as PerfFigures;
 }
+
+/** The figures of PerfFigures that say what a run lost. */
+const LOSS_FIGURES: readonly string[] = [
+  'failed',
+  'attempts',
+  'waited',
+  'sent',
+  'retransmitted',
+  'serverSent',
+  'serverRetransmitted',
+];

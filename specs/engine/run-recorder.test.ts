@@ -79,4 +79,58 @@ describe('RunRecorder', function () {
     expect(report.run.lab).to.equal('unknown');
     expect(report.run.finishedAt).to.be.a('string');
   });
+
+  it('keeps the run facts as they were set, a copy', function () {
+    const recorder = new RunRecorder();
+    const info = {
+      ...recorder.report().run,
+      lab: 'hybrid',
+      osBuilds: { win1: '10.0.20348' },
+    };
+    recorder.setRun(info);
+    info.osBuilds.win1 = 'changed';
+    const run = recorder.report().run;
+    expect(run.lab).to.equal('hybrid');
+    expect(run.osBuilds).to.deep.equal({ win1: '10.0.20348' });
+  });
+
+  it('a revised result replaces the first; evidence attaches to a recorded cell only', function () {
+    const recorder = new RunRecorder();
+    recorder.plan([{ meta: meta('a/b/c') }]);
+    recorder.record(passed('a/b/c'));
+    recorder.revise({ ...passed('a/b/c'), verdict: 'fail', actual: 'slow' });
+    const evidence = { diedAt: 'dropped on lin1', files: ['evidence/a/b/c/path.txt'] };
+    recorder.attachEvidence('a/b/c', evidence);
+    recorder.attachEvidence('a/b/unknown', evidence);
+    const cells = recorder.report().cells;
+    expect(cells.map((c) => [c.cell, c.verdict, c.evidence])).to.deep.equal([
+      ['a/b/c', 'fail', evidence],
+    ]);
+  });
+
+  it('reports a recorded cell nobody planned after the planned ones', function () {
+    const recorder = new RunRecorder();
+    recorder.plan([{ meta: meta('a/b/c') }]);
+    recorder.record(passed('x/y/extra'));
+    recorder.record(passed('a/b/c'));
+    expect(recorder.report().cells.map((c) => c.cell)).to.deep.equal(['a/b/c', 'x/y/extra']);
+  });
+
+  it('a run that ended early names that; a skipped cell has no detail', function () {
+    const recorder = new RunRecorder();
+    recorder.plan([{ meta: meta('a/b/c') }, { meta: meta('a/b/skip'), skip: 'needs windows' }]);
+    const [queued, skipped] = recorder.report().cells;
+    expect(queued).to.include({
+      reason: 'not run: the run ended before this cell',
+      detail: 'not run: the run ended before this cell',
+    });
+    expect(skipped).to.include({ verdict: 'skipped', reason: 'needs windows', detail: '' });
+  });
+
+  it("keeps a failed hook's stack", function () {
+    const recorder = new RunRecorder();
+    const error = new Error('deploy timed out');
+    recorder.hookFailed('infrastructure: deploy', error, 12);
+    expect(recorder.report().other[0]).to.include({ stack: error.stack, durationMs: 12 });
+  });
 });

@@ -12,7 +12,7 @@ export function selectionFromArgv(argv: readonly string[]): Selection {
   let pattern: string | undefined;
   let invert = false;
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
+    const arg = argv[i]!;
     const [flag, inline] =
       arg.startsWith('--') && arg.includes('=')
         ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]

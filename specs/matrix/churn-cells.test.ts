@@ -92,4 +92,114 @@ describe('churn cells', () => {
       ],
     ]);
   });
+
+  it('names each step after its source node and the nodes with live backends (none when scaled to zero)', () => {
+    const cells = cellsOf('windows', 'linux').filter((c) => c.meta.source.node === 'win1');
+    const metas = cells.map((c) => (c.skip === undefined ? c.meta : { ...c.meta, skip: c.skip }));
+    expect(metas).to.deep.equal([
+      {
+        row: 'churn/windows-to-linux',
+        cell: 'churn/windows-to-linux/backend-deleted/win1/cluster-ip',
+        via: 'cluster-ip',
+        title: 'churn windows-to-linux backend-deleted win1-to-cp1 via cluster-ip',
+        source: { os: 'windows', node: 'win1', label: 'windows pod', name: 'netexec-win1-a' },
+        target: { os: 'linux', node: 'cp1', name: 'churn-linux', label: 'linux churn service' },
+        placement: '',
+      },
+      {
+        row: 'churn/windows-to-linux',
+        cell: 'churn/windows-to-linux/backend-recreated/win1/cluster-ip',
+        via: 'cluster-ip',
+        title: 'churn windows-to-linux backend-recreated win1-to-cp1+lin1 via cluster-ip',
+        source: { os: 'windows', node: 'win1', label: 'windows pod', name: 'netexec-win1-a' },
+        target: {
+          os: 'linux',
+          node: 'cp1,lin1',
+          name: 'churn-linux',
+          label: 'linux churn service',
+        },
+        placement: '',
+      },
+      {
+        row: 'churn/windows-to-linux',
+        cell: 'churn/windows-to-linux/scaled-to-zero/win1/cluster-ip',
+        via: 'cluster-ip',
+        title: 'churn windows-to-linux scaled-to-zero win1-to-none via cluster-ip',
+        source: { os: 'windows', node: 'win1', label: 'windows pod', name: 'netexec-win1-a' },
+        target: { os: 'linux', node: '-', name: 'churn-linux', label: 'linux churn service' },
+        placement: '',
+      },
+      {
+        row: 'churn/windows-to-linux',
+        cell: 'churn/windows-to-linux/scaled-back/win1/cluster-ip',
+        via: 'cluster-ip',
+        title: 'churn windows-to-linux scaled-back win1-to-cp1+lin1 via cluster-ip',
+        source: { os: 'windows', node: 'win1', label: 'windows pod', name: 'netexec-win1-a' },
+        target: {
+          os: 'linux',
+          node: 'cp1,lin1',
+          name: 'churn-linux',
+          label: 'linux churn service',
+        },
+        placement: '',
+      },
+    ]);
+  });
+
+  it('a lab without the source OS skips every step, its source blank', () => {
+    const cells = churn({ kind: 'churn', from: 'windows', to: 'linux' }, NODES.slice(0, 2));
+    const metas = cells.map((c) => (c.skip === undefined ? c.meta : { ...c.meta, skip: c.skip }));
+    expect(metas).to.deep.equal([
+      {
+        row: 'churn/windows-to-linux',
+        cell: 'churn/windows-to-linux/backend-deleted/none/cluster-ip',
+        via: 'cluster-ip',
+        title: 'churn windows-to-linux backend-deleted via cluster-ip',
+        source: { os: 'windows', node: '-', label: 'windows pod' },
+        target: { os: 'linux', node: '-', name: 'churn-linux', label: 'linux churn service' },
+        placement: '',
+        skip: 'needs a windows node; the lab has 0 windows nodes',
+      },
+      {
+        row: 'churn/windows-to-linux',
+        cell: 'churn/windows-to-linux/backend-recreated/none/cluster-ip',
+        via: 'cluster-ip',
+        title: 'churn windows-to-linux backend-recreated via cluster-ip',
+        source: { os: 'windows', node: '-', label: 'windows pod' },
+        target: { os: 'linux', node: '-', name: 'churn-linux', label: 'linux churn service' },
+        placement: '',
+        skip: 'needs a windows node; the lab has 0 windows nodes',
+      },
+      {
+        row: 'churn/windows-to-linux',
+        cell: 'churn/windows-to-linux/scaled-to-zero/none/cluster-ip',
+        via: 'cluster-ip',
+        title: 'churn windows-to-linux scaled-to-zero via cluster-ip',
+        source: { os: 'windows', node: '-', label: 'windows pod' },
+        target: { os: 'linux', node: '-', name: 'churn-linux', label: 'linux churn service' },
+        placement: '',
+        skip: 'needs a windows node; the lab has 0 windows nodes',
+      },
+      {
+        row: 'churn/windows-to-linux',
+        cell: 'churn/windows-to-linux/scaled-back/none/cluster-ip',
+        via: 'cluster-ip',
+        title: 'churn windows-to-linux scaled-back via cluster-ip',
+        source: { os: 'windows', node: '-', label: 'windows pod' },
+        target: { os: 'linux', node: '-', name: 'churn-linux', label: 'linux churn service' },
+        placement: '',
+        skip: 'needs a windows node; the lab has 0 windows nodes',
+      },
+    ]);
+  });
+
+  it("asks the Service of the row's OS, allowing 20 requests per live endpoint", () => {
+    const [cell] = stepOf('linux', 'windows', 'backend-recreated');
+    expect(cell!.probe!(w).request).to.deep.include({
+      base: 'http://10.96.2.21:80',
+      service: 'churn-windows',
+      maxRequests: 2 * REQUESTS_PER_ENDPOINT + CHURN_MIN_REQUESTS,
+    });
+    expect(() => cell!.probe!({ ...w, churn: [] })).to.throw('churn-windows was not deployed');
+  });
 });

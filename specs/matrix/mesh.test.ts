@@ -78,4 +78,50 @@ describe('mesh', () => {
     );
     expect(() => meshSettings({ MESH_PEERS: 'two' }, 'ring', now)).to.throw(/MESH_PEERS/);
   });
+
+  it('counts nights in whole UTC days since 1970', () => {
+    expect(nightOf(new Date('1970-01-03T23:59:59Z'))).to.equal(2);
+    expect(nightOf(new Date('2026-11-28T00:00:00Z'))).to.equal(20_785);
+  });
+
+  it('takes the fallback mode for an empty MESH, and MESH_ROTATION over the night', () => {
+    const now = new Date('1970-01-11T12:00:00Z');
+    expect(meshSettings({ MESH: '', MESH_ROTATION: '3' }, 'ring', now)).to.deep.equal({
+      mode: 'ring',
+      peers: 1,
+      rotation: 3,
+    });
+    expect(meshSettings({ MESH: 'full' }, 'ring', now)).to.deep.equal({
+      mode: 'full',
+      peers: 1,
+      rotation: 10,
+    });
+  });
+
+  it('a ring of several peers starts each node rotation * peers places along its ring', () => {
+    expect(
+      names(crossNodePairs({ from: 'linux', to: 'linux' }, lab(4, 0), ring(1, 2))),
+    ).to.deep.equal([
+      'lin1>cp1',
+      'lin1>lin2',
+      'lin2>lin1',
+      'lin2>lin3',
+      'lin3>lin2',
+      'lin3>cp1',
+      'cp1>lin3',
+      'cp1>lin1',
+    ]);
+  });
+
+  it("a ring toward the other OS starts at the source's own place among the nodes of its OS", () => {
+    expect(
+      names(crossNodePairs({ from: 'windows', to: 'linux' }, lab(3, 3), ring(0, 1))),
+    ).to.deep.equal(['win1>lin1', 'win2>lin2', 'win3>cp1']);
+  });
+
+  it('a ring with more peers than targets takes every target once, in ring order', () => {
+    expect(
+      names(crossNodePairs({ from: 'linux', to: 'linux' }, lab(3, 0), ring(1, 3))),
+    ).to.deep.equal(['lin1>lin2', 'lin1>cp1', 'lin2>cp1', 'lin2>lin1', 'cp1>lin1', 'cp1>lin2']);
+  });
 });

@@ -3,7 +3,6 @@ import type { ProbeRequest, Workloads } from './lab-driver.ts';
 import type { CellMeta } from '../../lab/contracts/results-file.ts';
 import type { ChurnStep, Os } from '../../lab/contracts/cells.ts';
 
-/** What the far end must show for the cell to be Ok. */
 /**
  * How long a probe that nothing may answer waits: a first SYN left unanswered for the second
  * before it would be sent again was dropped (a forwarded one is answered in milliseconds). Cells
@@ -11,6 +10,7 @@ import type { ChurnStep, Os } from '../../lab/contracts/cells.ts';
  */
 export const NOT_FORWARDED_MS = 1000;
 
+/** What the far end must show for the cell to be Ok. */
 export type Check =
   /** /clientip must show this address (the source pod, or the node after SNAT); with `peer`, the client must have connected to that address. */
   | { kind: 'source-ip'; expect: string; peer?: string }

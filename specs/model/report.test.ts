@@ -54,10 +54,15 @@ describe('report model', () => {
     const saved = process.env.HYBRID_RUN_ID;
     try {
       delete process.env.HYBRID_RUN_ID;
-      expect(unknownRunInfo(new Date('2026-01-02T03:04:05Z'))).to.include({
+      expect(unknownRunInfo(new Date('2026-01-02T03:04:05Z'))).to.deep.equal({
         runId: 'run-2026-01-02T03:04:05.000Z',
         lab: 'unknown',
+        provider: 'unknown',
         emulated: false,
+        kubernetesVersion: 'unknown',
+        cni: 'unknown',
+        osBuilds: {},
+        profile: 'unknown',
         startedAt: '2026-01-02T03:04:05.000Z',
       });
       process.env.HYBRID_RUN_ID = 'nightly-7';

@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { affinityRequests, internalTrafficPolicyGap } from './service-features.ts';
+import { fakeWorkloads } from '../testing/fake-workloads.ts';
+import {
+  affinityRequests,
+  featureAddresses,
+  internalLocalServiceName,
+  internalTrafficPolicyGap,
+} from './service-features.ts';
 
 describe('Service features: what the affinity cells ask and what a version lacks', () => {
   it('asks the fewest connections N with endpoints^(1-N) below 1e-4', () => {
@@ -22,5 +28,28 @@ describe('Service features: what the affinity cells ask and what a version lacks
     );
     for (const version of ['v1.22.0', '1.30.4', 'v1.31.2+k3s1', 'v2.0.0', undefined, 'unknown'])
       expect(internalTrafficPolicyGap(version), String(version)).to.equal(undefined);
+  });
+
+  it('reads the version only from its start, every digit of the major (a leading zero too)', () => {
+    expect(internalTrafficPolicyGap('01.20.0')).to.match(/^Kubernetes 01\.20\.0 has no/);
+    expect(internalTrafficPolicyGap('release-1.20')).to.equal(undefined);
+    expect(internalTrafficPolicyGap('')).to.equal(undefined);
+  });
+
+  it("traces the feature Services' ClusterIPs and the ExternalName's echo, nothing without them", () => {
+    const nodes = [{ name: 'lin1', os: 'linux', role: 'worker', ip: '192.168.200.11' }] as const;
+    expect(featureAddresses(fakeWorkloads([...nodes]).features)).to.deep.equal([
+      '10.96.3.20',
+      '10.96.3.21',
+      '10.96.3.30',
+      '10.96.3.31',
+      '10.96.3.40',
+      '10.96.3.41',
+      '10.96.3.50',
+      '10.96.3.51',
+      '198.51.100.1',
+    ]);
+    expect(featureAddresses(undefined)).to.deep.equal([]);
+    expect(internalLocalServiceName('windows')).to.equal('internal-local-windows');
   });
 });

@@ -59,9 +59,10 @@ export function readName(packet, start) {
  * @returns {boolean}
  */
 export function isDnsName(name) {
-  const labels = name.replace(/\.$/, '').split('.');
+  const bare = name.replace(/\.$/, '');
   return (
-    Buffer.byteLength(name) <= 253 && labels.every((l) => l !== '' && Buffer.byteLength(l) <= 63)
+    Buffer.byteLength(bare) <= 253 &&
+    bare.split('.').every((l) => l !== '' && Buffer.byteLength(l) <= 63)
   );
 }
 

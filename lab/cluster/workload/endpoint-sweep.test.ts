@@ -9,6 +9,7 @@ import {
   askOneSocket,
   clientAddress,
   sweepEndpoints,
+  tenths,
 } from './endpoint-sweep.mjs';
 import {
   startEndpointBackend,
@@ -155,6 +156,10 @@ describe('endpoint sweep', () => {
     });
   });
 
+  it('keeps timings to a tenth of a millisecond', () => {
+    expect([12.345, 0.04, 7].map(tenths)).to.deep.equal([12.3, 0, 7]);
+  });
+
   it('reads the client IP out of what /clientip shows', () => {
     expect(clientAddress('10.244.1.5:43512')).to.equal('10.244.1.5');
     expect(clientAddress('[fd00:10:244::5]:43512')).to.equal('fd00:10:244::5');
@@ -263,6 +268,81 @@ describe('askOneConnection (against a backend on 127.0.0.1)', () => {
     expect(reply).to.have.property('error').that.contains('went over a new one');
   });
 
+  it("keeps a backend's name trimmed and cut to 4 KiB, as probe.mjs keeps bodies", async () => {
+    const base = await start();
+    const long = await startEndpointBackend(`\n  ${'p'.repeat(5000)} \n`);
+    backends.push(long);
+    const reply = await askOneConnection(long.base, classify);
+    expect(reply).to.have.nested.property('answers[0].endpoint', 'p'.repeat(4096));
+    expect(await askOneConnection(base, classify)).to.have.nested.property(
+      'answers[0].endpoint',
+      'pod-a',
+    );
+  });
+
+  it('hands a body cut short by the server to the classifier', async () => {
+    const server = createServer((socket) => {
+      socket.on('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npod-a');
+        setImmediate(() => socket.destroy());
+      });
+    }).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      expect(await askOneConnection(`http://127.0.0.1:${port}`, classify)).to.deep.equal({
+        result: 'error',
+        error: 'Error: aborted',
+      });
+    } finally {
+      server.close();
+    }
+  });
+
+  it('stops at once when the signal was aborted before it began', async () => {
+    const base = await start();
+    const reply = await askOneConnection(base, classify, AbortSignal.abort());
+    expect(reply).to.include({ result: 'error' });
+    expect(reply).to.have.property('error').that.contains('AbortError');
+  });
+
+  it('times the connect to a name from its lookup on', async () => {
+    const base = (await start()).replace('127.0.0.1', 'localhost');
+    const reply = await askOneConnection(base, classify);
+    expect(reply).to.deep.include({
+      result: 'ok',
+      answers: [{ endpoint: 'pod-a', client: '127.0.0.1' }],
+    });
+    // Connected, so within the connect limit: a clock started anywhere else would show more.
+    expect(reply).to.have.property('connectMs').that.is.a('number').within(0, SWEEP_CONNECT_MS);
+  });
+
+  it('does not count a connect as late when only a starved event loop saw it late', async () => {
+    const base = await start();
+    const asked = askOneConnection(base, classify);
+    // After the ticks queued so far the SYN is out and the timer runs; the kernel connects
+    // while this process stays busy past the timer.
+    process.nextTick(() => {
+      const busyUntil = performance.now() + SWEEP_CONNECT_MS + 100;
+      while (performance.now() < busyUntil);
+    });
+    expect(await asked).to.deep.include({
+      result: 'ok',
+      answers: [{ endpoint: 'pod-a', client: '127.0.0.1' }],
+    });
+  });
+
+  it('leaves no connect timer behind when the connection is refused', async () => {
+    const base = await start();
+    backends.at(-1)!.close();
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const reply = await askOneConnection(base, classify);
+    expect(reply).to.have.property('error').that.contains('ECONNREFUSED');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(timers()).to.equal(before);
+  });
+
   it('hands socket errors to the classifier', async () => {
     const base = await start();
     backends.at(-1)!.close();
@@ -307,14 +387,14 @@ describe('askOneConnection (against a backend on 127.0.0.1)', () => {
 describe('askOneSocket (against a UDP backend on 127.0.0.1)', () => {
   const sockets: Socket[] = [];
   /** A backend answering `hostname` and `clientip` as netexec does; `seen` lists each sender. */
-  const start = async (answer = true) => {
+  const start = async (answer = true, name = 'pod-a') => {
     const server = createSocket('udp4');
     sockets.push(server);
     const seen: string[] = [];
     server.on('message', (msg, from) => {
       seen.push(`${msg.toString()} from ${from.port}`);
       if (!answer) return;
-      const text = msg.toString() === 'hostname' ? 'pod-a' : `${from.address}:${from.port}`;
+      const text = msg.toString() === 'hostname' ? name : `${from.address}:${from.port}`;
       server.send(text, from.port, from.address);
     });
     server.bind(0, '127.0.0.1');
@@ -345,6 +425,14 @@ describe('askOneSocket (against a UDP backend on 127.0.0.1)', () => {
     // The next request is a new socket: kube-proxy would pick an endpoint anew.
     await askOneSocket(base, classify);
     expect(seen[2]).to.not.equal(hostname);
+  });
+
+  it("keeps a backend's name trimmed and cut to 4 KiB, as probe.mjs keeps bodies", async () => {
+    const { base } = await start(true, `\n  ${'p'.repeat(5000)} \n`);
+    expect(await askOneSocket(base, classify)).to.deep.include({
+      result: 'ok',
+      answers: [{ endpoint: 'p'.repeat(4096), client: '127.0.0.1' }],
+    });
   });
 
   it('reads an ICMP port-unreachable as a refusal (the socket is connected)', async () => {

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { missing, skipTest } from '../../testing/skip.ts';
 import { startEndpointBackend, type EndpointBackend } from '../../testing/endpoint-backend.ts';
+import { USAGE } from './probes.mjs';
 
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
 const NETEXEC = fileURLToPath(new URL('./netexec.mjs', import.meta.url));
@@ -394,6 +395,15 @@ describe('probe', function () {
       ],
       ['--expect on another kind', ['tcp', '127.0.0.1', '80', '--expect', 'a']],
     ];
+    it('prints the message and the usage text on stderr, and nothing there for a run', () => {
+      const stderrOf = (...args: string[]) =>
+        spawnSync(process.execPath, [PROBE, ...args], { encoding: 'utf8' }).stderr;
+      expect(stderrOf('tcp', '127.0.0.1', '70000')).to.equal(
+        `probe: PORT must be an integer from 1 to 65535, got '70000'\n${USAGE}\n`,
+      );
+      expect(stderrOf('tcp', '127.0.0.1', '1', '--timeout-ms', '500')).to.equal('');
+    });
+
     for (const [what, args] of cases) {
       it(`exits 2 with one JSON error line for ${what}`, async () => {
         const { code, line } = await probe(...args);
@@ -402,5 +412,23 @@ describe('probe', function () {
         expect(line.error).to.be.a('string');
       });
     }
+
+    it('prints the error, then the usage, to stderr', () => {
+      const done = spawnSync(process.execPath, [PROBE, 'tcp', '127.0.0.1'], { encoding: 'utf8' });
+      expect(done.status).to.equal(2);
+      expect(done.stderr).to.equal(`probe: tcp takes HOST PORT\n${USAGE}\n`);
+    });
+
+    it('names a perf flag given to another kind', () => {
+      for (const flag of ['duration-ms', 'rate-mbps']) {
+        const argv = [PROBE, 'tcp', '127.0.0.1', 'x', `--${flag}`, '5'];
+        const done = spawnSync(process.execPath, argv, { encoding: 'utf8' });
+        expect(JSON.parse(done.stdout)).to.deep.equal({
+          kind: 'tcp',
+          result: 'error',
+          error: `--${flag} is for perf only`,
+        });
+      }
+    });
   });
 });

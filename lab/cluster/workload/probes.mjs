@@ -424,9 +424,9 @@ function selectProbe(kind, args, flags, timeoutMs) {
   const expect = (/** @type {number} */ count, /** @type {string} */ shape) => {
     if (args.length !== count) throw new UsageError(`${kind} takes ${shape}`);
   };
-  const port = (/** @type {string | undefined} */ text) =>
-    parseIntInRange(text ?? '', 'PORT', 1, 65535);
-  const [a = '', b, c = ''] = args;
+  const port = (/** @type {string} */ text) => parseIntInRange(text, 'PORT', 1, 65535);
+  // Each kind checks how many arguments it has (expect) before it reads one.
+  const [a, b, c] = /** @type {[string, string, string]} */ (args);
   switch (kind) {
     case 'http': {
       expect(1, 'URL');
@@ -464,7 +464,7 @@ function selectProbe(kind, args, flags, timeoutMs) {
       const measure = /** @type {import('./perf-measures.mjs').PerfMeasure} */ (a);
       if (!PERF_MEASURES.includes(measure)) throw new UsageError(`unknown perf measure '${a}'`);
       const scheme = measure === 'udp-stream' ? 'udp' : 'http';
-      const base = b ?? '';
+      const base = b;
       if (!new RegExp(`^${scheme}://[^/?#]+:\\d+/?$`).test(base) || !URL.canParse(base))
         throw new UsageError(`${measure} measures ${scheme}://HOST:PORT, got ${base}`);
       const durationMs = parseIntInRange(
@@ -521,16 +521,14 @@ export async function runProbe(argv) {
   const probeKind = kind;
   const abort = new AbortController();
   return new Promise((resolve) => {
-    let done = false;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     let deadline;
     /**
+     * The first report settles the promise; a later one (the deadline racing the probe) changes nothing.
      * @param {Outcome} outcome
      * @param {boolean} lingering
      */
     const report = (outcome, lingering) => {
-      if (done) return;
-      done = true;
       clearTimeout(deadline);
       abort.abort();
       const ms = tenths(performance.now() - started);

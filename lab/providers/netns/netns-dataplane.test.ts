@@ -4,6 +4,8 @@
  */
 import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { noProber } from '../../cluster/runtime/prober-client.ts';
 import { windowsCniConfig } from '../../cni/windows-cni-config.ts';
 import type { CniBackend } from '../../plan/lab-plan.ts';
 import type { ProbeReply } from '../../cluster/runtime/workload-programs.ts';
@@ -316,10 +318,24 @@ describe('netns provider: hybrid dataplane with real packets', function () {
         const [first, ...more] = await probers();
         expect(more, 'one prober').to.deep.equal([]);
         process.kill(first!, 'SIGKILL');
-        await pollFor('the killed prober to exit', async () => (await probers()).length === 0, {
-          timeoutMs: 5000,
-          intervalMs: 20,
-        });
+        // A dying process loses its command line before its files: until its listening socket
+        // is closed, a connection is accepted and then reset. Gone means refused.
+        const refused = () =>
+          new Promise<boolean>((resolve) => {
+            const c = connect({ path: socket! });
+            c.once('connect', () => {
+              c.destroy();
+              resolve(false);
+            });
+            c.once('error', (error) => {
+              resolve(noProber(error));
+            });
+          });
+        await pollFor(
+          'the killed prober to exit and its socket to refuse',
+          async () => (await probers()).length === 0 && (await refused()),
+          { timeoutMs: 5000, intervalMs: 20 },
+        );
         const again = await probe();
         expect(again, JSON.stringify(again)).to.include({ result: 'ok', body: 'p-win1' });
         expect(await probers())

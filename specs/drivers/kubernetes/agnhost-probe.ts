@@ -482,7 +482,8 @@ function dnsTcpScriptReply(exitCode: number, stdout: string, stderr: string): Pr
 /** dig's header comment (status) and answer section; exit 9 is no reply from any server. */
 function digReply(exitCode: number, stdout: string, stderr: string): ProbeReply {
   const said = `${stdout}\n${stderr}`;
-  const error = said.split('\n').findLast((l) => l.startsWith(';;') || l.startsWith('dig')) ?? '';
+  const error =
+    said.split(/\r?\n/).findLast((l) => l.startsWith(';;') || l.startsWith('dig')) ?? '';
   if (exitCode === 9) {
     return /refused/i.test(said)
       ? { result: 'refused', error }

@@ -1,54 +1,13 @@
 /** CellRunner with a lab that cannot carry a probe: an infrastructure error, never a verdict on the network. */
 import { expect } from 'chai';
-import type {
-  LabDriver,
-  ProbeReply,
-  ProbeRequest,
-  SuiteNode,
-  Workloads,
-} from '../model/lab-driver.ts';
+import type { Workloads } from '../model/lab-driver.ts';
 import { NOT_FORWARDED_MS } from '../model/cell-plan.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
 import { fakeWorkloads } from '../testing/fake-workloads.ts';
-import { probeArgs } from '../drivers/probe-args.ts';
 import { expandCells } from '../matrix/expand-cells.ts';
 import { CellRunner } from './cell-runner.ts';
 import { Outcome } from '../../lab/contracts/results-file.ts';
-
-const NODES: SuiteNode[] = [
-  { name: 'lin1', os: 'linux', role: 'control-plane', ip: '192.168.200.11' },
-  { name: 'lin2', os: 'linux', role: 'worker', ip: '192.168.200.12' },
-];
-
-/**
- * A driver that hands every request to probe.mjs's argument builder (as the emulated driver and
- * probes from outside do) and answers every sweep as if it had run: what each request made of it.
- */
-function argvDriver(seen: string[][]): LabDriver {
-  const run = (request: ProbeRequest): Promise<ProbeReply> => {
-    seen.push(probeArgs(request, 1000));
-    return Promise.resolve({ result: 'ok', answers: [] });
-  };
-  return {
-    info: {
-      lab: 't',
-      provider: 'netns',
-      emulated: true,
-      kubernetesVersion: '1.30.4',
-      cni: 'flannel/vxlan',
-      osBuilds: {},
-    },
-    nodes: NODES,
-    checkReady: () => Promise.resolve(),
-    deploy: () => Promise.reject(new Error('unused')),
-    probeFromPod: (_pod, request) => run(request),
-    probeFromOutside: (request) => run(request),
-    probeFromNode: (_node, request) => run(request),
-    cleanup: () => Promise.resolve(),
-    pending: () => [],
-    [Symbol.asyncDispose]: () => Promise.resolve(),
-  };
-}
+import { NODES, argvDriver } from '../testing/cell-runner-fixtures.ts';
 
 describe('CellRunner: a Service without endpoints', () => {
   // The Linux Service's pods never came up: its endpoints, and so the sweep's expectation, are empty.

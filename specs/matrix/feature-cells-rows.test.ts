@@ -1,3 +1,4 @@
+/** Matrix expansion of the Service-feature rows on the default lab: grep words and each row's probes. */
 import { expect } from 'chai';
 import type { SuiteNode } from '../model/lab-driver.ts';
 import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
