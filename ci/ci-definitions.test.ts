@@ -123,6 +123,19 @@ describe('ci/github/nightly.yml', () => {
     expect(String((upload?.with as Yaml).name)).to.not.match(/^nightly-/);
   });
 
+  it('self-tests the faults CI leaves out, on both ends of each OS, and keeps the report', () => {
+    const job = jobs['selftest-over-time']!;
+    const runs = (job.steps as Yaml[]).map((s) => str(s.run)).join('\n');
+    expect(runs).to.contain('npm run --silent selftest -- --witness over-time,disruptions');
+    expect(runs).to.not.contain('--nodes');
+    expect(runs).to.contain('lab:down');
+    const upload = (job.steps as Yaml[]).find((s) =>
+      str(s.uses).startsWith('actions/upload-artifact@'),
+    );
+    expect(upload?.if).to.equal('always()');
+    expect(String((upload?.with as Yaml).name)).to.not.match(/^nightly-/);
+  });
+
   it('keeps one history across presets in the trend job', () => {
     const runs = (jobs.trend!.steps as Yaml[]).map((s) => str(s.run)).join('\n');
     expect(runs).to.contain('lab -- history add');

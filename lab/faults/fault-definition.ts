@@ -89,6 +89,10 @@ export interface FaultImpact {
   outcomes?: string[];
 }
 
+/** Which suite's cells can witness a fault (FaultDefinition.witness). */
+export const WITNESSES = ['matrix', 'perf', 'over-time', 'disruptions'] as const;
+export type Witness = (typeof WITNESSES)[number];
+
 export interface FaultDefinition {
   /** Stable kebab-case id, as used by `lab break`. */
   id: string;
@@ -97,7 +101,7 @@ export interface FaultDefinition {
    * measures (SUITE=perf) for faults that make paths slow or lossy rather than broken, the
    * over-time rows (specs/engine/disruption), or those and the disruption phase on the fault's own node.
    */
-  witness?: 'matrix' | 'perf' | 'over-time' | 'disruptions';
+  witness?: Witness;
   /** One line: what breaks and the symptom. */
   summary: string;
   scope: FaultScope;

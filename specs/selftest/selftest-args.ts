@@ -5,6 +5,8 @@ export const SELFTEST_ARGS = {
     fault: { type: 'string', multiple: true },
     /** Which nodes of each OS a node fault runs on: ends (default), all, alternate. */
     nodes: { type: 'string' },
+    /** Only the faults these suites witness (matrix, perf, over-time, disruptions; default: all). */
+    witness: { type: 'string', multiple: true },
   },
   allowPositionals: false,
 } as const;

@@ -1,5 +1,5 @@
 /**
- * `npm run selftest [-- --lab NAME] [--fault ID ...] [--nodes ends|all|alternate]`: the tester
+ * `npm run selftest [-- --lab NAME] [--fault ID ...] [--nodes ends|all|alternate] [--witness KIND,...]`: the tester
  * tests itself on a lab that is up (DESIGN §9). Writes selftest.md and selftest.json into
  * $RESULTS_DIR (default test-results/).
  */
@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { LabError } from '../../lab/errors.ts';
 import { ExecaRunner } from '../../lab/exec/execa-runner.ts';
 import { openFaultSession } from '../../lab/faults/open-fault-session.ts';
+import { WITNESSES, type Witness } from '../../lab/faults/fault-definition.ts';
 import { SELFTEST_NODE_CHOICES, type SelftestNodeChoice } from '../../lab/faults/fault-targets.ts';
 import { fileLogger } from '../../lab/log/logger.ts';
 import { LabStore } from '../../lab/state/lab-store.ts';
@@ -31,9 +32,18 @@ function nodeChoice(value: string | undefined): SelftestNodeChoice {
   throw new LabError(`--nodes must be one of ${SELFTEST_NODE_CHOICES.join(', ')}, got '${value}'`);
 }
 
+function witnesses(values: readonly string[] | undefined): Witness[] | undefined {
+  const named = values?.flatMap((w) => w.split(',')).filter((w) => w !== '');
+  for (const w of named ?? [])
+    if (!(WITNESSES as readonly string[]).includes(w))
+      throw new LabError(`--witness must name some of ${WITNESSES.join(', ')}, got '${w}'`);
+  return named as Witness[] | undefined;
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs(SELFTEST_ARGS);
   const nodes = nodeChoice(values.nodes);
+  const witnessed = witnesses(values.witness);
   const labHome = resolve(process.env.LAB_HOME ?? '.lab');
   const store = new LabStore(labHome);
   const lab = store.resolveName(values.lab);
@@ -47,6 +57,7 @@ async function main(): Promise<number> {
     session,
     runsDir,
     ...(faults === undefined ? {} : { faults }),
+    ...(witnessed === undefined ? {} : { witnesses: witnessed }),
     nodes,
     say,
     // One probe attempt: the connect timeout plus what a probe needs to start and answer.

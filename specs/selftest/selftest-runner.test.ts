@@ -300,6 +300,37 @@ describe('self-test runner', () => {
     ]);
   });
 
+  it('--witness runs only the faults those suites witness, names the others, and the baseline needs no more', async () => {
+    const envs: string[] = [];
+    const said: string[] = [];
+    const report = await runSelftest({
+      session: session(dir, new RecordingRunner()),
+      suite: fakeSuite({ envs }),
+      runsDir: dir,
+      faults: ['masquerade-off', 'udp-conntrack-kept', 'dns-pinned-after-move'],
+      witnesses: ['matrix', 'perf'],
+      say: (line) => said.push(line),
+    });
+    expect(report.faults.map((f) => `${f.fault} ${f.nodes.join()}`)).to.deep.equal([
+      'masquerade-off lin1',
+      'masquerade-off cp1',
+    ]);
+    expect(said).to.include(
+      'left out, witnessed by other suites than --witness names: udp-conntrack-kept (over-time), dns-pinned-after-move (disruptions)',
+    );
+    expect(envs).to.include('baseline {"OVER_TIME":"off","DISRUPTIONS":"off"}');
+    const only = await runSelftest({
+      session: session(dir, new RecordingRunner()),
+      suite: fakeSuite(),
+      runsDir: dir,
+      faults: ['masquerade-off', 'udp-conntrack-kept'],
+      witnesses: ['over-time'],
+    });
+    expect(only.faults.map((f) => f.fault)).to.deep.equal(
+      ['win1', 'win2', 'lin1', 'cp1'].map(() => 'udp-conntrack-kept'),
+    );
+  });
+
   it('expects of each fault what it really breaks: exact on a lab broken as written out by hand', async () => {
     const report = await runSelftest({
       session: session(dir, new RecordingRunner()),

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { FAULT_CATALOGUE, findFault } from '../../lab/faults/fault-catalogue.ts';
-import type { FaultDefinition } from '../../lab/faults/fault-definition.ts';
+import type { FaultDefinition, Witness } from '../../lab/faults/fault-definition.ts';
 import { breakFault, healFaults, planFault } from '../../lab/faults/fault-engine.ts';
 import { FaultError } from '../../lab/faults/fault-error.ts';
 import type { FaultSession } from '../../lab/faults/fault-session.ts';
@@ -38,6 +38,8 @@ export interface SelftestOptions {
   runsDir: string;
   /** Only these faults (default: the whole catalogue). */
   faults?: readonly string[];
+  /** Only the faults these suites witness (default: every kind); the others are named as left out. */
+  witnesses?: readonly Witness[];
   /** Which nodes of each OS a node fault runs on (default `ends`: the first and the last). */
   nodes?: SelftestNodeChoice;
   /** Progress lines. */
@@ -199,7 +201,13 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
       },
     );
   }
-  const faults = (options.faults ?? FAULT_CATALOGUE.map((f) => f.id)).map((id) => findFault(id));
+  const chosen = (options.faults ?? FAULT_CATALOGUE.map((f) => f.id)).map((id) => findFault(id));
+  const witnessed = (f: FaultDefinition) =>
+    options.witnesses === undefined || options.witnesses.includes(f.witness ?? 'matrix');
+  const faults = chosen.filter(witnessed);
+  const leftOut = chosen.filter((f) => !witnessed(f)).map((f) => `${f.id} (${f.witness})`);
+  if (leftOut.length > 0)
+    say(`left out, witnessed by other suites than --witness names: ${leftOut.join(', ')}`);
   const plan = session.plan;
   const cluster = { cluster: session.cluster !== undefined };
   const planned = faults.flatMap((fault) =>

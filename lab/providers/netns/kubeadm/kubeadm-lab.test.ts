@@ -4,7 +4,9 @@
  * provision`'s steps changed nothing on a second pass, `lab down` leaves nothing; and a harness
  * killed during `up` leaves nothing after `lab reap`. While it is up, a hand-made nft drop on
  * lin2 turns only lin1 → lin2 cells red, and their path evidence names it: from the lab's node
- * shells, and from node shell pods when the cluster is run as one the harness did not make. Run
+ * shells, and from node shell pods when the cluster is run as one the harness did not make. Then
+ * every disruption action on the middle Linux worker (lin1), each of its cells green again within
+ * its bound, the long-lived connections and the UDP conntrack sockets intact. Run
  * by `npm run test:netns-kubeadm` (HL_KUBEADM_NETNS=1, root, the cache of
  * vagrant/artifacts/kubernetes/build.sh).
  */
@@ -24,6 +26,11 @@ import {
   FOREIGN_TABLE,
   foreignDropTable,
 } from '../../../../specs/testing/foreign-drop.ts';
+import {
+  CLUSTER_SUBJECT,
+  DISRUPTION_ACTIONS,
+  NODE_ACTIONS,
+} from '../../../contracts/disruptions.ts';
 import { KUBELET_SYSCTLS, NODE_STATE_ROOT, PIN_ROOT } from './node-host.ts';
 import { missing, optIn, skipIf, type Skip } from '../../../testing/skip.ts';
 
@@ -31,6 +38,11 @@ const CLI = ['node_modules/.bin/tsx', 'lab/cli/main.ts'];
 const PRESET = 'lab/presets/netns-kubeadm.yaml';
 const DAEMONS =
   /^(kubelet|kube-apiserver|kube-proxy|kube-controller|kube-scheduler|etcd|containerd.*|kubelet-loop.sh|pause|agnhost|hl-cluster-dns)$/;
+
+/** Every disruption action: on lin1, and (the DNS pods) on the cluster. */
+const ACTIONS_ON_LIN1 = DISRUPTION_ACTIONS.map(
+  (a) => `${a}/${NODE_ACTIONS.includes(a) ? 'lin1' : CLUSTER_SUBJECT}`,
+);
 
 function skipReason(): Skip | undefined {
   const optedOut = optIn(
@@ -92,7 +104,7 @@ function sysctls(): string {
 }
 
 describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact cache)', function () {
-  this.timeout(15 * 60_000);
+  this.timeout(25 * 60_000);
   const skip = skipReason();
   const home = mkdtempSync(join(tmpdir(), 'hl-kubeadm-'));
   const env = { ...process.env, LAB_HOME: join(home, '.lab'), CI: 'true' };
@@ -219,6 +231,48 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     expect(tracePids().filter((f) => !earlierPids.has(f))).to.deep.equal([]);
   }
 
+  /**
+   * The over-time rows and the disruption phase on lin1 (docs/disruption.md), real: every action,
+   * every cell that starts or ends on lin1 green again within its bound; the long-lived
+   * connections held through the run and the actions (those through the reboot skipped, saying
+   * why), the UDP conntrack sockets switched to the new backend.
+   */
+  async function disruptionsOnLin1(): Promise<void> {
+    const run = await runSuite(runner, join(home, 'disruption-results'), {
+      lab: 'itkubeadm',
+      labHome: env.LAB_HOME,
+      timeoutMs: 900_000,
+      env: { DISRUPTIONS: 'on', DISRUPTION_NODES: 'lin1' },
+    });
+    expect(run.broken, run.broken).to.equal(undefined);
+    expect(run.run?.emulated, 'labelled real').to.equal(false);
+    const notGreen = run.cells.filter((c) => c.verdict !== 'pass' && c.verdict !== 'skipped');
+    expect(notGreen.map((c) => `${c.cell}: ${c.verdict} ${c.detail}`)).to.deep.equal([]);
+    const ran = (prefix: string) =>
+      run.cells.filter((c) => c.cell.startsWith(prefix) && c.verdict === 'pass');
+    for (const row of ['long-lived-pod-to-pod/', 'long-lived-pod-to-service/', 'udp-conntrack/'])
+      expect(ran(row), row).to.not.be.empty;
+    const lines: string[] = [];
+    for (const at of ACTIONS_ON_LIN1) {
+      const cells = run.cells.filter((c) => c.cell.startsWith(`disruption/${at}/`));
+      const green = ran(`disruption/${at}/`);
+      expect(green.length, `green cells after ${at}`).to.be.greaterThan(10);
+      for (const c of green) {
+        const { timeToGreenMs, boundMs } = c.recovery ?? {};
+        expect(timeToGreenMs, `${c.cell}: time to green`).to.be.a('number');
+        expect(timeToGreenMs, `${c.cell}: within its bound`).to.be.at.most(boundMs!);
+      }
+      // Only a connection held through the reboot is not run: it is not expected to survive.
+      for (const c of cells.filter((c) => c.verdict === 'skipped'))
+        expect(`${c.cell}: ${c.reason ?? ''}`).to.match(
+          /^disruption\/node-reboot\/lin1\/long-lived-.*: not expected to survive/,
+        );
+      const slowest = Math.max(...green.map((c) => c.recovery!.timeToGreenMs!));
+      lines.push(`${at} ${green.length}/${cells.length} green, slowest ${slowest} ms`);
+    }
+    console.log(`      time to green: ${lines.join('; ')}`);
+  }
+
   it('comes up Ready, and lab down leaves nothing: no process, mount, cgroup, namespace or folder; the root namespace and the kernel settings as they were', async function () {
     const root = await rootNetnsSnapshot(runner);
     const kernel = sysctls();
@@ -235,6 +289,7 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     // The kubelets set global kernel settings; each node's are private files.
     expect(sysctls()).to.equal(kernel);
     await evidenceOfHandMadeDrop();
+    await disruptionsOnLin1();
     const down = cli('down', '--lab', 'itkubeadm');
     expect(down.status, down.stdout + down.stderr).to.equal(0);
     expect(leftovers('hl-itkubeadm')).to.deep.equal([]);
