@@ -319,15 +319,20 @@ describe('self-test runner', () => {
       'left out, witnessed by other suites than --witness names: udp-conntrack-kept (over-time), dns-pinned-after-move (disruptions)',
     );
     expect(envs).to.include('baseline {"OVER_TIME":"off","DISRUPTIONS":"off"}');
+    said.length = 0;
     const only = await runSelftest({
       session: session(dir, new RecordingRunner()),
       suite: fakeSuite(),
       runsDir: dir,
       faults: ['masquerade-off', 'udp-conntrack-kept'],
       witnesses: ['over-time'],
+      say: (line) => said.push(line),
     });
     expect(only.faults.map((f) => f.fault)).to.deep.equal(
       ['win1', 'win2', 'lin1', 'cp1'].map(() => 'udp-conntrack-kept'),
+    );
+    expect(said).to.include(
+      'left out, witnessed by other suites than --witness names: masquerade-off (matrix)',
     );
   });
 

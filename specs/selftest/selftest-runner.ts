@@ -202,10 +202,10 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
     );
   }
   const chosen = (options.faults ?? FAULT_CATALOGUE.map((f) => f.id)).map((id) => findFault(id));
-  const witnessed = (f: FaultDefinition) =>
-    options.witnesses === undefined || options.witnesses.includes(f.witness ?? 'matrix');
+  const witness = (f: FaultDefinition) => f.witness ?? 'matrix';
+  const witnessed = (f: FaultDefinition) => options.witnesses?.includes(witness(f)) ?? true;
   const faults = chosen.filter(witnessed);
-  const leftOut = chosen.filter((f) => !witnessed(f)).map((f) => `${f.id} (${f.witness})`);
+  const leftOut = chosen.filter((f) => !witnessed(f)).map((f) => `${f.id} (${witness(f)})`);
   if (leftOut.length > 0)
     say(`left out, witnessed by other suites than --witness names: ${leftOut.join(', ')}`);
   const plan = session.plan;
