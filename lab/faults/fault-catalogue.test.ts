@@ -174,6 +174,22 @@ describe('fault catalogue', () => {
     ]);
   });
 
+  it("a kube-proxy not rebuilt breaks, after each action on its node, every path of both faults above and its health check; a Windows node's own NodePort stays dropped", () => {
+    const after = (node: string) =>
+      `after kube-proxy-restart|cni-restart|runtime-restart|node-reboot on ${node}:`;
+    expect(derive(vxlan, 'kube-proxy-not-rebuilt', 'win2').must.slice(0, 6)).to.deep.equal([
+      `${after('win2')} pod-to-service|pod-to-service-udp|dual-protocol|churn|hairpin|host-network-to-service|affinity|pod-to-apiserver from win2 to any of cp1,lin1,lin2,win1,win2`,
+      `${after('win2')} any cell via dns from win2`,
+      `${after('win2')} internal-local to linux from win2`,
+      `${after('win2')} internal-local to windows from win2`,
+      `${after('win2')} nodeport|nodeport-udp|nodeport-local|pod-to-nodeport to only win2`,
+      `${after('win2')} health-check-nodeport to only win2`,
+    ]);
+    expect(derive(vxlan, 'kube-proxy-not-rebuilt', 'lin1').must[3]).to.equal(
+      `${after('lin1')} nodeport|nodeport-udp|nodeport-local|host-network-to-own-nodeport|pod-to-nodeport to only lin1`,
+    );
+  });
+
   it('masquerade off acts on every Linux node, or the one --node names', () => {
     expect(derive(vxlan, 'masquerade-off').must).to.deep.equal([
       'outbound-nat|icmp-outbound|external-name from cp1,lin1,lin2',

@@ -5,6 +5,7 @@ import { VXLAN_OVERHEAD, podMtu } from '../cluster/dataplane/pod-network.ts';
 import { FaultError } from './fault-error.ts';
 import type { FaultDefinition, FaultImpact } from './fault-definition.ts';
 import {
+  clusterIpPathsFrom,
   cutOffImpact,
   dnsImpact,
   endpointsLostImpact,
@@ -13,6 +14,7 @@ import {
   FORWARDING_UNDONE,
   SERVICE_KINDS,
   NODEPORT_KINDS,
+  nodePortsOf,
   type PathBroken,
 } from './impacts.ts';
 import {
@@ -32,7 +34,6 @@ import {
 import { OVER_TIME_FAULTS } from './over-time-faults.ts';
 import {
   apiServerCutImpact,
-  internalLocalImpact,
   otherOsCutImpact,
   ownEndpointUnseenImpact,
 } from './feature-impacts.ts';
@@ -153,19 +154,8 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
       ];
     },
     impact: (_plan, targets) => ({
-      // Via a node without a local endpoint, externalTrafficPolicy Local answers nothing anyway.
-      // The node's own NodePort is refused too, also on Windows, which drops it otherwise.
-      mustFail: [
-        {
-          kinds: [
-            ...NODEPORT_KINDS,
-            'nodeport-local',
-            'host-network-to-own-nodeport',
-            'pod-to-nodeport',
-          ],
-          toAll: [only(targets).name],
-        },
-      ],
+      // Refused, the node's own NodePort from itself too (on Windows also, which drops it otherwise).
+      mustFail: nodePortsOf(only(targets).name, true),
       mayFail: [],
       outcomes: ['refused'],
     }),
@@ -182,31 +172,11 @@ export const FAULT_CATALOGUE: readonly FaultDefinition[] = [
         { kind: 'nft', node: only(targets).name, table, ruleset: clusterIpsRemoved(plan, table) },
       ];
     },
-    impact: (plan, targets) => {
-      const node = only(targets);
-      const from = [node.name];
-      return {
-        mustFail: [
-          // A Service without endpoints (churn's scaled-to-zero) is refused by a Linux node's
-          // rules, which are gone; from a Windows node nothing may answer it anyway.
-          {
-            kinds: [
-              ...SERVICE_KINDS,
-              'hairpin',
-              'host-network-to-service',
-              'affinity',
-              'pod-to-apiserver',
-            ],
-            from,
-            ...(node.os === 'windows' ? { toAny: nodeNames(plan) } : {}),
-          },
-          { via: 'dns', from },
-          ...internalLocalImpact(plan, (source) => source === node.name).mustFail,
-        ],
-        mayFail: [],
-        outcomes: ['timeout', ...FORWARDING_UNDONE],
-      };
-    },
+    impact: (plan, targets) => ({
+      mustFail: clusterIpPathsFrom(plan, only(targets)),
+      mayFail: [],
+      outcomes: ['timeout', ...FORWARDING_UNDONE],
+    }),
   },
   {
     id: 'masquerade-off',

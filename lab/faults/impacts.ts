@@ -81,6 +81,49 @@ export const SERVICE_KINDS: readonly RowKind[] = [
 /** The NodePort rows, TCP and UDP, likewise. */
 export const NODEPORT_KINDS: readonly RowKind[] = ['nodeport', 'nodeport-udp'];
 
+/**
+ * The cells through one node's ClusterIP rules: the Services its pods and its own network reach
+ * by ClusterIP and by name (the cluster DNS is a Service too), the API server's, and internal-local
+ * (a Windows node's forwarding, the expected failure, cut: an unexpected pass). A Service without
+ * endpoints (churn's scaled-to-zero) is refused by a Linux node's rules, which are gone; from a
+ * Windows node nothing may answer it anyway.
+ */
+export function clusterIpPathsFrom(plan: LabPlan, node: PlannedNode): CellSelector[] {
+  const from = [node.name];
+  return [
+    {
+      kinds: [
+        ...SERVICE_KINDS,
+        'hairpin',
+        'host-network-to-service',
+        'affinity',
+        'pod-to-apiserver',
+      ],
+      from,
+      ...(node.os === 'windows' ? { toAny: nodeNames(plan) } : {}),
+    },
+    { via: 'dns', from },
+    ...internalLocalImpact(plan, (source) => source === node.name).mustFail,
+  ];
+}
+
+/**
+ * The cells through one node's NodePorts (via a node without a local endpoint,
+ * externalTrafficPolicy Local answers nothing anyway), and with `own` its own NodePort from
+ * itself, which a Windows node drops as expected unless a fault makes it refuse.
+ */
+export function nodePortsOf(node: string, own: boolean): CellSelector[] {
+  const kinds: RowKind[] = [
+    ...NODEPORT_KINDS,
+    'nodeport-local',
+    'host-network-to-own-nodeport',
+    'pod-to-nodeport',
+  ];
+  return [
+    { kinds: kinds.filter((k) => own || k !== 'host-network-to-own-nodeport'), toAll: [node] },
+  ];
+}
+
 /** Cells whose DNS lookups fail because the path from their node to the DNS pod is broken. */
 export function dnsImpact(plan: LabPlan, broken: PathBroken): CellSelector[] {
   const from = nodeNames(plan).filter((node) => broken(node, dnsNode(plan)));

@@ -9,7 +9,7 @@ import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
 import type { CellSelector } from './cell-selector.ts';
 import type { FaultDefinition } from './fault-definition.ts';
 import { FaultError } from './fault-error.ts';
-import { NODEPORT_KINDS } from './impacts.ts';
+import { clusterIpPathsFrom, nodePortsOf } from './impacts.ts';
 import { faultTable, invalidDropped } from './nft-rulesets.ts';
 
 const only = (targets: readonly PlannedNode[]): PlannedNode => {
@@ -23,19 +23,15 @@ const only = (targets: readonly PlannedNode[]): PlannedNode => {
 export const IDLE_CUT_SECONDS = 10;
 
 /**
- * The cells that go through `node`'s kube-proxy rules: its pods' Services (by ClusterIP and by
- * name, the cluster DNS Service too), its own network's Services, and its NodePorts; a Linux
- * node's own NodePort from itself (a Windows node never serves that one, as expected).
+ * The cells that go through `node`'s kube-proxy: every path through its ClusterIP rules and its
+ * NodePorts (as the two catalogue faults that each remove one of them; a Windows node's own
+ * NodePort from itself is dropped as expected, kube-proxy or not), and its health check node port.
  */
-function throughProxyOf(node: PlannedNode): CellSelector[] {
-  const from = [node.name];
+function throughProxyOf(plan: LabPlan, node: PlannedNode): CellSelector[] {
   return [
-    { kinds: ['pod-to-service', 'pod-to-service-udp', 'hairpin', 'host-network-to-service'], from },
-    { via: 'dns', from },
-    { kinds: [...NODEPORT_KINDS, 'nodeport-local'], toAll: from },
-    ...(node.os === 'linux'
-      ? [{ kinds: ['host-network-to-own-nodeport'] as const, toAll: from }]
-      : []),
+    ...clusterIpPathsFrom(plan, node),
+    ...nodePortsOf(node.name, node.os === 'linux'),
+    { kinds: ['health-check-nodeport'], toAll: [node.name] },
   ];
 }
 
@@ -62,13 +58,13 @@ export const OVER_TIME_FAULTS: readonly FaultDefinition[] = [
     scope: { kind: 'node' },
     requires: { cluster: true },
     actions: (_plan, targets) => [{ kind: 'proxy-restart-broken', node: only(targets).name }],
-    impact: (_plan, targets) => {
+    impact: (plan, targets) => {
       const node = only(targets);
       return {
         // The phase restarts it first and reboots it later (a boot starts it again): every action
         // on the node, and the lookups from it after the DNS pods moved.
         mustFail: [
-          ...after(throughProxyOf(node), { actions: NODE_ACTIONS, subjects: [node.name] }),
+          ...after(throughProxyOf(plan, node), { actions: NODE_ACTIONS, subjects: [node.name] }),
           { via: 'dns', from: [node.name], disruption: { actions: ['dns-pods-moved'] } },
           // Connections held through a later action are opened after the restart: through nothing.
           {

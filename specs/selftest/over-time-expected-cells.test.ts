@@ -36,7 +36,7 @@ describe('over-time faults → expected cells', () => {
     const { must, may, all } = expected('kube-proxy-not-rebuilt', 'lin1');
     const actions = '(kube-proxy-restart|cni-restart|runtime-restart|node-reboot)';
     const through =
-      '((pod-to-service|pod-to-service-udp|host-network-to-service)/[a-z]+-to-[a-z]+/lin1/|hairpin/linux/lin1/|[a-z-]+/[a-z]+-to-[a-z]+/(cross-node/lin1/[a-z0-9]+|same-node/lin1|lin1)/dns$|dns[a-z/-]*/linux/lin1/dns$|(nodeport|nodeport-udp|nodeport-local|host-network-to-own-nodeport)/[a-z-]+/lin1/|(external-name|pod-to-apiserver)/linux/lin1/dns$)';
+      '((pod-to-service|pod-to-service-udp|host-network-to-service)/[a-z]+-to-[a-z]+/lin1/|hairpin/linux/lin1/|[a-z-]+/[a-z]+-to-[a-z]+/(cross-node/lin1/[a-z0-9]+|same-node/lin1|lin1)/dns$|dns[a-z/-]*/linux/lin1/dns$|(nodeport|nodeport-udp|nodeport-local|host-network-to-own-nodeport|health-check-nodeport)/[a-z-]+/lin1/|pod-to-nodeport/[a-z]+-to-[a-z]+/(same-node/lin1|cross-node/[a-z0-9]+/lin1)/|(affinity|dual-protocol)/linux-to-[a-z]+/[a-z]+/lin1/|internal-local/linux-to-[a-z]+/(has-endpoint|only-endpoint)/lin1/|external-name/linux/lin1/dns$|pod-to-apiserver/linux/lin1/)';
     const pattern = new RegExp(
       `^disruption/${actions}/lin1/${through}|^disruption/dns-pods-moved/cluster/dns[a-z/-]*/linux/lin1/dns$|^disruption/(cni|runtime)-restart/lin1/long-lived-pod-to-service/linux-to-[a-z]+/lin1/`,
     );
