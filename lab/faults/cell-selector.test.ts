@@ -25,6 +25,36 @@ describe('cell selectors', () => {
     expect(matchesCell({}, dns)).to.be.true;
   });
 
+  it('a disruption selector picks only disruption cells of its actions and subjects, by the original cell', () => {
+    const wrap = (action: string, subject: string, c: CellRef): CellRef => ({
+      ...c,
+      cell: `disruption/${action}/${subject}/${c.cell}`,
+    });
+    const afterRestart = wrap('kube-proxy-restart', 'win1', svc);
+    const wanted = { kinds: ['pod-to-service' as const], from: ['win1'] };
+    // Neither kind picks the other: the matrix cell is not the one after the action.
+    expect(matchesCell(wanted, afterRestart)).to.be.false;
+    expect(matchesCell({ ...wanted, disruption: {} }, svc)).to.be.false;
+    expect(matchesCell({ ...wanted, disruption: {} }, afterRestart)).to.be.true;
+    const on = (actions?: string[], subjects?: string[]) => ({
+      ...wanted,
+      disruption: {
+        ...(actions === undefined ? {} : { actions: actions as ['kube-proxy-restart'] }),
+        ...(subjects === undefined ? {} : { subjects }),
+      },
+    });
+    expect(matchesCell(on(['kube-proxy-restart'], ['win1']), afterRestart)).to.be.true;
+    expect(matchesCell(on(['node-reboot']), afterRestart)).to.be.false;
+    expect(matchesCell(on(undefined, ['win2']), afterRestart)).to.be.false;
+    // The rest of the selector is matched against the original cell.
+    expect(matchesCell({ ...on(), from: ['lin1'] }, afterRestart)).to.be.false;
+    expect(matchesCell({ ...on(), kinds: ['pod-to-pod'] }, afterRestart)).to.be.false;
+    expect(describeSelector(on(['cni-restart', 'node-reboot'], ['win1', 'cp1']))).to.equal(
+      'after cni-restart|node-reboot on win1,cp1: pod-to-service from win1',
+    );
+    expect(describeSelector(on())).to.equal('after any disruption: pod-to-service from win1');
+  });
+
   it('never select an id outside the matrix grammar', () => {
     expect(matchesCell({}, cell('infrastructure/lab-ready', '-', '-'))).to.be.false;
     expect(matchesCell({}, cell('pod-to-pod/linux-to-mac/cross-node/ip', 'a', 'b'))).to.be.false;

@@ -128,7 +128,8 @@ export function describeSelector(selector: CellSelector): string {
           `after ${selector.disruption.actions?.join('|') ?? 'any disruption'}` +
             (selector.disruption.subjects === undefined
               ? ''
-              : ` on ${selector.disruption.subjects.join(',')}:`),
+              : ` on ${selector.disruption.subjects.join(',')}`) +
+            ':',
         ]),
     selector.kinds?.join('|') ?? 'any cell',
   ];
