@@ -18,6 +18,7 @@ import { better, perfFlags } from './perf-budget.ts';
 import { slowText } from '../report/cell-text.ts';
 import { CHURN_STEPS, type ChurnStep, type Os } from '../../lab/contracts/cells.ts';
 import { setTimeout as delay } from 'node:timers/promises';
+import { Slots } from './slots.ts';
 
 /**
  * How long after a churn step its cells may take to pass, for drivers that name no bound of their
@@ -79,15 +80,16 @@ export class CellRunner {
   readonly #results = new Map<string, Promise<CellResult>>();
   /** The probe of each cell that ran one, for its evidence. */
   readonly #specs = new Map<string, ProbeSpec>();
-  readonly #queue: (() => void)[] = [];
-  #running = 0;
+  readonly #slots: Slots;
 
   constructor(
     private readonly driver: LabDriver,
     private readonly workloads: Workloads,
     private readonly settings: RunnerSettings,
     private readonly observer?: CellObserver,
-  ) {}
+  ) {
+    this.#slots = new Slots(settings.concurrency);
+  }
 
   /**
    * Starts cells now (bounded by concurrency) so their it() finds the result ready. Churn cells
@@ -100,10 +102,12 @@ export class CellRunner {
     const ordered = [...pausing, ...plain.filter((c) => !pausing.includes(c))];
     // Recorded as soon as probed, so an interrupted run still reports them; revised once judged.
     const probed = ordered.map(({ plan, expectation }) =>
-      this.#slot(() => this.#probe(plan, expectation)).then((p) => {
-        this.observer?.record(p.result);
-        return p;
-      }),
+      this.#slots
+        .run(() => this.#probe(plan, expectation))
+        .then((p) => {
+          this.observer?.record(p.result);
+          return p;
+        }),
     );
     // Slow is judged against the whole run: every plain cell's result waits for every other's.
     const judged = Promise.all(probed).then((all) => this.#judgeRun(all));
@@ -141,7 +145,7 @@ export class CellRunner {
       });
       const result = made
         .then((failed) =>
-          this.#slot(() =>
+          this.#slots.run(() =>
             failed === undefined
               ? this.#probe(plan, expectation, this.driver.churnSettleMs ?? CHURN_SETTLE_MS).then(
                   (p) => p.result,
@@ -216,10 +220,12 @@ export class CellRunner {
   result(plan: CellPlan, expectation: Expectation): Promise<CellResult> {
     let result = this.#results.get(plan.meta.cell);
     if (result === undefined) {
-      result = this.#slot(() => this.#probe(plan, expectation)).then(({ result: done }) => {
-        this.observer?.record(done);
-        return done;
-      });
+      result = this.#slots
+        .run(() => this.#probe(plan, expectation))
+        .then(({ result: done }) => {
+          this.observer?.record(done);
+          return done;
+        });
       this.#results.set(plan.meta.cell, result);
     }
     return result;
@@ -234,31 +240,6 @@ export class CellRunner {
       })),
     );
     return done.flatMap(({ result, spec }) => (spec === undefined ? [] : [{ result, spec }]));
-  }
-
-  /** Inside #slot: gives the slot up for `ms`, then takes one again (waiting its turn). */
-  async #pause(ms: number): Promise<void> {
-    this.#running--;
-    this.#queue.shift()?.();
-    await delay(ms);
-    // Ahead of cells that have not started: the pause is over, the cell goes on.
-    if (this.#running >= this.settings.concurrency) {
-      await new Promise<void>((resolve) => this.#queue.unshift(resolve));
-    }
-    this.#running++;
-  }
-
-  async #slot<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#running >= this.settings.concurrency) {
-      await new Promise<void>((resolve) => this.#queue.push(resolve));
-    }
-    this.#running++;
-    try {
-      return await task();
-    } finally {
-      this.#running--;
-      this.#queue.shift()?.();
-    }
   }
 
   /**
@@ -387,7 +368,7 @@ export class CellRunner {
         const requests = [...suspect.requests];
         const failed = [...(suspect.result.failedAttempts ?? [])];
         for (let i = 0; i < budget.confirmations; i++) {
-          const again = await this.#slot(() => this.#attempt(suspect.spec!));
+          const again = await this.#slots.run(() => this.#attempt(suspect.spec!));
           if (again.outcome === Outcome.Ok) requests.push(...requestsOf(again.reply));
           else
             failed.push({
@@ -434,7 +415,7 @@ export class CellRunner {
     const suspects = perfFlags(results(), budget.perf);
     for (const cell of suspects.keys()) {
       const suspect = byCell.get(cell)!;
-      const again = await this.#slot(() => this.#attempt(suspect.spec!));
+      const again = await this.#slots.run(() => this.#attempt(suspect.spec!));
       const first = suspect.result.perf!;
       const perf = again.reply?.perf === undefined ? first : better(first, again.reply.perf);
       suspect.result = { ...suspect.result, perf, attempts: suspect.result.attempts + 1 };
@@ -475,7 +456,7 @@ export class CellRunner {
     try {
       const timeoutMs = spec.timeoutMs ?? this.settings.timeoutMs;
       const reply = await sendProbeTwice(this.driver, this.workloads, spec, timeoutMs, (ms) =>
-        this.#pause(ms),
+        this.#slots.pause(ms),
       );
       return { ...judgeReply(reply, spec.check), reply, durationMs: took() };
     } catch (error) {

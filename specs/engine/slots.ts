@@ -1,3 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
 /** A bound on how many tasks run at once: each waits for a free slot, first come first served. */
 export class Slots {
   readonly #queue: (() => void)[] = [];
@@ -17,5 +19,16 @@ export class Slots {
       this.#running--;
       this.#queue.shift()?.();
     }
+  }
+
+  /** Inside `run`: gives the slot up for `ms`, then takes one again, ahead of tasks not yet started. */
+  async pause(ms: number): Promise<void> {
+    this.#running--;
+    this.#queue.shift()?.();
+    await delay(ms);
+    if (this.#running >= this.size) {
+      await new Promise<void>((resolve) => this.#queue.unshift(resolve));
+    }
+    this.#running++;
   }
 }
