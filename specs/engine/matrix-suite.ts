@@ -22,6 +22,17 @@ import { expectationFor } from './profile.ts';
 import { RunRecorder } from './run-recorder.ts';
 import type { SuiteSettings } from './suite-settings.ts';
 
+/** What a cell that gave no result within its limit records: a failure that says so. */
+function noResultWithin(limit: number) {
+  return {
+    verdict: 'fail' as const,
+    actual: 'error' as const,
+    detail: `no result within ${limit} ms`,
+    durationMs: limit,
+    attempts: 0,
+  };
+}
+
 export interface MatrixSuiteOptions {
   /** The run's settings; an error here is the run's one infrastructure testcase. */
   settings: () => SuiteSettings;
@@ -205,11 +216,7 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
         const result = await withDeadline(runner!.result(plan, expectation), limit, () => ({
           ...plan.meta,
           ...expectation,
-          verdict: 'fail' as const,
-          actual: 'error' as const,
-          detail: `no result within ${limit} ms`,
-          durationMs: limit,
-          attempts: 0,
+          ...noResultWithin(limit),
         }));
         recorder.record(result);
         settle(this, result, run!);
@@ -222,11 +229,7 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
         this.timeout(limit + 5000);
         const result = await withDeadline(overTime!.result(meta.cell), limit, () => ({
           ...meta,
-          verdict: 'fail' as const,
-          actual: 'error' as const,
-          detail: `no result within ${limit} ms`,
-          durationMs: limit,
-          attempts: 0,
+          ...noResultWithin(limit),
         }));
         recorder.record(result);
         settle(this, result, run!);
