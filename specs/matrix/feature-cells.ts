@@ -65,21 +65,18 @@ function ofOs<T extends { os: Os; name?: string }>(list: readonly T[], os: Os, w
 function perSource(
   row: FeatureRow,
   nodes: readonly SuiteNode[],
-  variants: (src?: SuiteNode) => readonly (Variant | undefined)[],
+  variants: (src?: SuiteNode) => readonly Variant[],
   target: Endpoint,
   skip: string | undefined,
-  cell: (
-    src: SuiteNode,
-    variant: Variant | undefined,
-  ) => { title: string; probe: CellPlan['probe'] },
+  cell: (src: SuiteNode, variant: Variant) => { title: string; probe: CellPlan['probe'] },
 ): CellPlan[] {
   const sources = nodesOf(nodes, row.from);
-  const key = (variant: Variant | undefined, node?: string): CellKey => ({
+  const key = (variant: Variant, node?: string): CellKey => ({
     kind: row.kind,
     from: row.from,
     to: row.to,
     via: 'cluster-ip',
-    ...(variant === undefined ? {} : { variant }),
+    variant,
     ...(node === undefined ? {} : { node }),
   });
   const why = sources.length === 0 ? lacking(nodes, row.from) : skip;
@@ -87,7 +84,7 @@ function perSource(
     return variants().map((variant) => ({
       meta: {
         ...ids(key(variant)),
-        title: `${row.kind} ${row.from}-to-${row.to}${variant === undefined ? '' : ` ${variant}`} via cluster-ip`,
+        title: `${row.kind} ${row.from}-to-${row.to} ${variant} via cluster-ip`,
         source: podEnd(row.from, '-'),
         target,
         placement: '',
@@ -188,7 +185,7 @@ export function dualProtocol(
   const skip = backends.length === 0 ? lacking(nodes, row.to) : undefined;
   const variants = () => ['tcp', 'udp'] as const;
   return perSource(row, nodes, variants, target, skip, (src, variant) => ({
-    title: `dual-protocol ${row.from}-to-${row.to} ${src.name}-to-${backends.join('+')} ${variant ?? ''} via cluster-ip`,
+    title: `dual-protocol ${row.from}-to-${row.to} ${src.name}-to-${backends.join('+')} ${variant} via cluster-ip`,
     probe: (w) => {
       const svc = ofOs(features(w).dualProtocol, row.to, 'dual-protocol');
       const from = sourcePod(src.name);
