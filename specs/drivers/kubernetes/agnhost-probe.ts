@@ -305,7 +305,9 @@ function dotnetPingReply(exitCode: number, stdout: string, stderr: string): Prob
   if (exitCode !== 0 || line === null) {
     return { result: 'error', error: stderr.trim() || `pwsh exited ${exitCode}: ${stdout.trim()}` };
   }
-  const [, status = '', address = ''] = line;
+  // Both groups always match (the second may be empty).
+  const status = line[1]!;
+  const address = line[2]!;
   if (status === 'Success') return { result: 'ok', peer: address };
   if (status === 'TimedOut') return { result: 'timeout', error: 'no echo reply (TimedOut)' };
   if (/Unreachable$/.test(status))
@@ -315,7 +317,7 @@ function dotnetPingReply(exitCode: number, stdout: string, stderr: string): Prob
 
 /** The Linux UDP sweep script's output: each reply before the marker line naming its question. */
 function udpScriptReply(exitCode: number, stdout: string, stderr: string): ProbeReply {
-  const why = stderr.trim().split('\n').at(-1) ?? '';
+  const why = lastLine(stderr);
   if (exitCode === 124) return { result: 'timeout', error: `no UDP reply in time ${why}`.trim() };
   if (exitCode !== 0) {
     // bash names the host it could not resolve on the line before its own failure.
@@ -326,7 +328,7 @@ function udpScriptReply(exitCode: number, stdout: string, stderr: string): Probe
   const replies = new Map<string, string>();
   let from = 0;
   for (const line of stdout.matchAll(new RegExp(`^${UDP_MARK}(.*)$`, 'gm'))) {
-    replies.set(line[1] ?? '', stdout.slice(from, line.index).trim().slice(0, MAX_BODY_CHARS));
+    replies.set(line[1]!, stdout.slice(from, line.index).trim().slice(0, MAX_BODY_CHARS));
     from = line.index + line[0].length;
   }
   const endpoint = replies.get('hostname');
@@ -348,7 +350,7 @@ function udpDialsReply(base: string, exitCode: number, stdout: string, stderr: s
   for (const transfer of curlTransfers(stdout)) {
     const reply = dialAnswer(host, transfer, stdout);
     if (reply.result !== 'ok') return reply;
-    bodies.push(reply.body ?? '');
+    bodies.push(reply.body!); // an answer always has its body
   }
   const [endpoint, client] = bodies;
   if (endpoint === undefined || client === undefined) {
@@ -374,9 +376,7 @@ function curlTransfers(stdout: string): Transfer[] {
   const transfers: Transfer[] = [];
   let from = 0;
   for (const line of stdout.matchAll(STATUS_LINE)) {
-    const [status, bytes = '0', peer, connects, lookedUp, connected] = (line[1] ?? '')
-      .trim()
-      .split(' ');
+    const [status, bytes = '0', peer, connects, lookedUp, connected] = line[1]!.trim().split(' ');
     transfers.push({
       status: Number(status),
       body: stdout.slice(from, line.index).trim().slice(0, MAX_BODY_CHARS),
@@ -412,7 +412,7 @@ function endpointsReply(exitCode: number, stdout: string, stderr: string): Probe
   const transfers = curlTransfers(stdout);
   for (const [i, path] of ENDPOINT_PATHS.entries()) {
     const reply = transferReply(transfers[i], stdout);
-    if (reply.result !== 'ok') return { ...reply, error: `GET ${path}: ${reply.error ?? ''}` };
+    if (reply.result !== 'ok') return { ...reply, error: `GET ${path}: ${reply.error!}` };
   }
   // Both are there: the loop returned otherwise.
   const [hostname, clientip] = transfers as [Transfer, Transfer];
@@ -452,7 +452,8 @@ function dialAnswer(host: string, answer: Transfer | undefined, stdout: string):
   const [reply] = Array.isArray(parsed.responses) ? (parsed.responses as unknown[]) : [];
   if (typeof reply === 'string') return { result: 'ok', body: reply, peer: host };
   const [why] = Array.isArray(parsed.errors) ? (parsed.errors as unknown[]) : [];
-  const error = `/dial: ${typeof why === 'string' ? why : `no reply (HTTP ${answer?.status ?? '?'})`}`;
+  // Parsed: there was an answer (JSON.parse('') throws).
+  const error = `/dial: ${typeof why === 'string' ? why : `no reply (HTTP ${answer!.status})`}`;
   if (/i\/o timeout/.test(error)) return { result: 'timeout', error };
   return { result: classifyConnectError(error), error };
 }
@@ -461,7 +462,7 @@ function dialAnswer(host: string, answer: Transfer | undefined, stdout: string):
 function dnsTcpScriptReply(exitCode: number, stdout: string, stderr: string): ProbeReply {
   const peer = new RegExp(`^${DNS_TCP_MARK}(\\S+)$`, 'm').exec(stdout)?.[1];
   const where = peer === undefined ? {} : { peer };
-  const why = stderr.trim().split('\n').at(-1) ?? '';
+  const why = lastLine(stderr);
   if (exitCode === 124) {
     return { result: 'timeout', error: `no DNS answer over TCP in time ${why}`.trim(), ...where };
   }
@@ -502,15 +503,20 @@ function digReply(exitCode: number, stdout: string, stderr: string): ProbeReply 
 
 function dnsReply(exitCode: number, stderr: string): ProbeReply {
   const found = new Set<string>();
-  for (const [, list = ''] of stderr.matchAll(/^\* +IPv4: (.+)$/gm)) {
-    for (const a of list.split(/,\s*/)) if (/^\d+(\.\d+){3}$/.test(a.trim())) found.add(a.trim());
+  for (const [, list] of stderr.matchAll(/^\* +IPv4: (.+)$/gm)) {
+    for (const a of list!.split(/,\s*/)) if (/^\d+(\.\d+){3}$/.test(a.trim())) found.add(a.trim());
   }
-  for (const [, a = ''] of stderr.matchAll(/^\* +Trying (\d+(?:\.\d+){3})(?::\d+)?\.\.\./gm)) {
-    found.add(a);
+  for (const [, a] of stderr.matchAll(/^\* +Trying (\d+(?:\.\d+){3})(?::\d+)?\.\.\./gm)) {
+    found.add(a!);
   }
   // Resolved: whatever the connection to port 80 did next is not this probe's business.
   if (found.size > 0) return { result: 'ok', addresses: [...found] };
   return curlFailure(exitCode, stderr);
+}
+
+/** The last line of a program's error output ('' when it printed none). */
+function lastLine(stderr: string): string {
+  return stderr.trim().split('\n').at(-1)!;
 }
 
 /** A connect error's text (Linux errno strings and Windows Winsock messages) as a result. */
@@ -533,7 +539,7 @@ function curlFailure(exitCode: number, stderr: string): ProbeReply {
     case 6:
       return { result: 'nxdomain', error };
     case 7:
-      return { result: classifyConnectError(`${connect ?? ''} ${line ?? ''}`), error };
+      return { result: classifyConnectError([connect, line].join(' ')), error };
     case 28:
       return { result: 'timeout', error };
     default:
