@@ -43,6 +43,21 @@ describe('agnhost probe mapping (command per request kind, output → ProbeReply
     ]);
   });
 
+  it("asks netexec's /dial for a UDP probe, the status after the body", () => {
+    const udp = { kind: 'udp', host: '10.244.3.5', port: 8081, message: 'hostname' } as const;
+    expect(probeCommand('windows', udp, 3000)).to.deep.equal([
+      'curl.exe',
+      '-sS',
+      '--connect-timeout',
+      '3.000',
+      '-m',
+      '3.000',
+      '-w',
+      '\n--hybrid-lab-status:%{http_code}',
+      'http://127.0.0.1:8080/dial?request=hostname&protocol=udp&host=10.244.3.5&port=8081&tries=1',
+    ]);
+  });
+
   it('brackets an IPv6 address for agnhost connect', () => {
     expect(
       probeCommand('linux', { kind: 'tcp', host: 'fd00:10:244::7', port: 8080 }, 3000),
