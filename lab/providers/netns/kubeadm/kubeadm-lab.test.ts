@@ -242,6 +242,9 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
       lab: 'itkubeadm',
       labHome: env.LAB_HOME,
       timeoutMs: 900_000,
+      // The phase probes again the matrix cells through lin1 whether the run selected them or not:
+      // the matrix pass itself (run on this lab by the README's commands in CI) is left out.
+      grep: 'disruption|long-lived|udp-conntrack|twin-services',
       env: { DISRUPTIONS: 'on', DISRUPTION_NODES: 'lin1' },
     });
     expect(run.broken, run.broken).to.equal(undefined);
