@@ -18,6 +18,7 @@ import type {
   OverTimeStep,
   OverTimeWorkloads,
 } from '../model/over-time-driver.ts';
+import { withChangedTwin } from '../model/over-time-driver.ts';
 import {
   UDP_STATE_APP,
   changedTwinName,
@@ -149,18 +150,12 @@ export class EmulatedOverTime implements OverTimeDriver {
       }
       case 'twin-deleted':
         await this.cluster.deleteService(changedTwinName(os), namespace);
-        this.#deployed = {
-          ...this.#deployed,
-          twin: this.#deployed.twin.map((t) => (t.os === os ? { ...t, changed: undefined } : t)),
-        };
+        this.#deployed = withChangedTwin(this.#deployed, os, undefined);
         break;
       case 'twin-recreated': {
         const made = await this.cluster.createService(this.#twinSpec(os, changedTwinName(os)));
         const changed = this.#service(changedTwinName(os), made.clusterIP);
-        this.#deployed = {
-          ...this.#deployed,
-          twin: this.#deployed.twin.map((t) => (t.os === os ? { ...t, changed } : t)),
-        };
+        this.#deployed = withChangedTwin(this.#deployed, os, changed);
         break;
       }
     }

@@ -53,6 +53,15 @@ export interface OverTimeWorkloads {
   }[];
 }
 
+/** `deployed` with `os`'s changed twin Service deleted (undefined) or made again. */
+export function withChangedTwin(
+  deployed: OverTimeWorkloads,
+  os: Os,
+  changed: OverTimeService | undefined,
+): OverTimeWorkloads {
+  return { ...deployed, twin: deployed.twin.map((t) => (t.os === os ? { ...t, changed } : t)) };
+}
+
 /**
  * The changes the over-time rows make, per OS: the UDP Service's backend swapped (the second
  * created, then the first deleted), one twin Service deleted, and made again.

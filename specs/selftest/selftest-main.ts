@@ -40,8 +40,22 @@ function witnesses(values: readonly string[] | undefined): Witness[] | undefined
   return named as Witness[] | undefined;
 }
 
+const USAGE =
+  'usage: npm run selftest -- [--lab NAME] [--fault ID,...] [--nodes ends|all|alternate] [--witness KIND,...]';
+
+/** The command line, or a LabError with the usage (node's own error names the option). */
+function commandLine() {
+  try {
+    return parseArgs(SELFTEST_ARGS).values;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS_')) throw error;
+    throw new LabError((error as Error).message, { hint: USAGE });
+  }
+}
+
 async function main(): Promise<number> {
-  const { values } = parseArgs(SELFTEST_ARGS);
+  const values = commandLine();
   const nodes = nodeChoice(values.nodes);
   const witnessed = witnesses(values.witness);
   const labHome = resolve(process.env.LAB_HOME ?? '.lab');

@@ -13,6 +13,7 @@ import type {
   OverTimeStep,
   OverTimeWorkloads,
 } from '../../model/over-time-driver.ts';
+import { withChangedTwin } from '../../model/over-time-driver.ts';
 import {
   UDP_STATE_APP,
   changedTwinName,
@@ -164,17 +165,11 @@ export class KubeOverTime implements OverTimeDriver {
         await this.#api(`delete service ${changedTwinName(os)}`, () =>
           client.deleteNamespacedService({ name: changedTwinName(os), namespace }),
         );
-        this.#deployed = {
-          ...this.#deployed,
-          twin: this.#deployed.twin.map((t) => (t.os === os ? { ...t, changed: undefined } : t)),
-        };
+        this.#deployed = withChangedTwin(this.#deployed, os, undefined);
         break;
       case 'twin-recreated': {
         const changed = this.#service(await this.#createService('twin', changedTwinName(os), os));
-        this.#deployed = {
-          ...this.#deployed,
-          twin: this.#deployed.twin.map((t) => (t.os === os ? { ...t, changed } : t)),
-        };
+        this.#deployed = withChangedTwin(this.#deployed, os, changed);
         break;
       }
     }

@@ -127,6 +127,23 @@ export async function runUdpSwap(
       let attempts = 0;
       let after = 0;
       let askedMs = 0;
+      const finish = (outcome: Outcome, detail: string, timeToGreenMs?: number): void => {
+        const recovery = {
+          after: 'udp-backend-switched',
+          subject: os,
+          ...(timeToGreenMs === undefined ? {} : { timeToGreenMs }),
+          boundMs,
+          boundFrom: settleSource(boundMs),
+        };
+        ctx.done(
+          judgedResult(
+            cell.meta,
+            expectation(cell),
+            { outcome, detail },
+            { durationMs: askedMs, attempts, recovery },
+          ),
+        );
+      };
       for (;;) {
         const began = performance.now();
         if (swappedAt !== undefined && began >= swappedAt) after++;
@@ -135,23 +152,10 @@ export async function runUdpSwap(
         askedMs += performance.now() - began;
         if (judged.outcome === Outcome.Ok) {
           const timeToGreenMs = Math.round(performance.now() - since);
-          const recovery = {
-            after: 'udp-backend-switched',
-            subject: os,
+          finish(
+            judged.outcome,
+            `the same socket reached ${backends.second.name} ${timeToGreenMs} ms after the swap began (${backends.first.name} deleted)`,
             timeToGreenMs,
-            boundMs,
-            boundFrom: settleSource(boundMs),
-          };
-          ctx.done(
-            judgedResult(
-              cell.meta,
-              expectation(cell),
-              {
-                outcome: judged.outcome,
-                detail: `the same socket reached ${backends.second.name} ${timeToGreenMs} ms after the swap began (${backends.first.name} deleted)`,
-              },
-              { durationMs: askedMs, attempts, recovery },
-            ),
           );
           return;
         }
@@ -162,20 +166,7 @@ export async function runUdpSwap(
             swapError !== undefined
               ? `the swap failed: ${swapError}`
               : `${judged.detail}; the socket's datagrams never reached the new backend within ${boundMs} ms of the swap (a stale conntrack entry?)`;
-          const recovery = {
-            after: 'udp-backend-switched',
-            subject: os,
-            boundMs,
-            boundFrom: settleSource(boundMs),
-          };
-          ctx.done(
-            judgedResult(
-              cell.meta,
-              expectation(cell),
-              { outcome: swapError === undefined ? judged.outcome : Outcome.Error, detail },
-              { durationMs: askedMs, attempts, recovery },
-            ),
-          );
+          finish(swapError === undefined ? judged.outcome : Outcome.Error, detail);
           return;
         }
         await delay(SEND_EVERY_MS);
