@@ -323,6 +323,25 @@ describe('CellRunner: perf cells against the run', () => {
     });
   });
 
+  it('flags only a stream it measured again: one whose baseline rose when a suspect got faster stays green', async () => {
+    // c looks slow (1 against 1000) and is fast when measured again (20000): a's and b's
+    // baselines rise to 20000, which would flag them on their one run.
+    const { results, asked } = await perfRun({
+      'http://a/': [stream(150)],
+      'http://b/': [stream(1000)],
+      'http://c/': [stream(1), stream(20_000)],
+    });
+    expect(results.get('c')).to.include({ verdict: 'pass', attempts: 2 });
+    for (const id of ['a', 'b']) {
+      expect(
+        asked.filter((u) => u === `http://${id}/`),
+        id,
+      ).to.have.length(1);
+      expect(results.get(id), id).to.include({ verdict: 'pass', attempts: 1 });
+      expect(results.get(id)!.flags, id).to.equal(undefined);
+    }
+  });
+
   it('without a budget nothing is measured again or flagged', async () => {
     const { results, asked } = await perfRun({ 'http://c/': [stream(1)] }, false);
     expect(asked.filter((u) => u === 'http://c/')).to.have.length(1);
