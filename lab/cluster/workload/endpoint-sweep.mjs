@@ -153,7 +153,7 @@ export async function askOneConnection(base, classify, signal) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const started = performance.now();
   try {
-    const hostname = await getOver(agent, new URL(hostnamePath, base), signal, SWEEP_CONNECT_MS);
+    const hostname = await getOver(agent, new URL(hostnamePath, base), signal);
     if (!succeeded(hostname)) return httpError(hostnamePath, hostname);
     const clientip = await getOver(agent, new URL(clientipPath, base), signal);
     if (!succeeded(clientip)) return httpError(clientipPath, clientip);
@@ -243,9 +243,8 @@ function exchange(socket, message) {
     socket.on('message', onMessage);
     socket.on('error', onError);
     socket.on('close', onClose);
-    socket.send(message, (err) => {
-      if (err) onError(err);
-    });
+    // No callback: a send error then comes as the socket's 'error', to onError.
+    socket.send(message);
   });
 }
 
@@ -277,14 +276,14 @@ function httpError(path, { status, body }) {
 
 /**
  * GETs `url` through `agent`; rejects on socket, resolver and truncated-body errors, and with
- * ETIMEDOUT when a new connection takes longer than `connectMs` to connect.
+ * ETIMEDOUT when a new connection takes longer than SWEEP_CONNECT_MS to connect (a request over
+ * the agent's kept-alive connection makes none: its timer is cleared when the agent closes it).
  * @param {Agent} agent
  * @param {URL} url
  * @param {AbortSignal | undefined} signal
- * @param {number} [connectMs]
  * @returns {Promise<Answer>}
  */
-function getOver(agent, url, signal, connectMs) {
+function getOver(agent, url, signal) {
   return new Promise((resolve, reject) => {
     /** @type {number | undefined} */
     let connectTook;
@@ -304,37 +303,34 @@ function getOver(agent, url, signal, connectMs) {
       });
     });
     request.on('error', reject);
-    if (connectMs !== undefined) {
-      request.on('socket', (socket) => {
-        if (!socket.connecting) return;
-        /** @type {ReturnType<typeof setTimeout> | undefined} */
-        let timer;
-        let synAt = 0;
-        // From the SYN on: a name is looked up first (bounded by the request's own deadline).
-        const start = () => {
-          synAt = performance.now();
-          timer = setTimeout(() => {
-            // Timers run before pending I/O in the event loop: let a connect that completed while
-            // the process was starved of CPU be seen before judging it late.
-            setImmediate(() => {
-              if (!socket.connecting) return;
-              const error = new Error(
-                `no connection within ${connectMs} ms (a SYN was lost: a retransmission would be load-balanced anew)`,
-              );
-              request.destroy(Object.assign(error, { code: 'ETIMEDOUT' }));
-            });
-          }, connectMs);
-        };
-        if (isIP(url.hostname) === 0) socket.once('lookup', start);
-        else start();
-        socket.once('connect', () => {
-          clearTimeout(timer);
-          connectTook = tenths(performance.now() - synAt);
-        });
-        socket.once('close', () => {
-          clearTimeout(timer);
-        });
+    request.on('socket', (socket) => {
+      /** @type {ReturnType<typeof setTimeout> | undefined} */
+      let timer;
+      let synAt = 0;
+      // From the SYN on: a name is looked up first (bounded by the request's own deadline).
+      const start = () => {
+        synAt = performance.now();
+        timer = setTimeout(() => {
+          // Timers run before pending I/O in the event loop: let a connect that completed while
+          // the process was starved of CPU be seen before judging it late.
+          setImmediate(() => {
+            if (!socket.connecting) return;
+            const error = new Error(
+              `no connection within ${SWEEP_CONNECT_MS} ms (a SYN was lost: a retransmission would be load-balanced anew)`,
+            );
+            request.destroy(Object.assign(error, { code: 'ETIMEDOUT' }));
+          });
+        }, SWEEP_CONNECT_MS);
+      };
+      if (isIP(url.hostname) === 0) socket.once('lookup', start);
+      else start();
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        connectTook = tenths(performance.now() - synAt);
       });
-    }
+      socket.once('close', () => {
+        clearTimeout(timer);
+      });
+    });
   });
 }

@@ -11,6 +11,7 @@ import {
   sweepEndpoints,
   tenths,
 } from './endpoint-sweep.mjs';
+import { withLookup } from '../../testing/probes-fixtures.ts';
 import {
   startEndpointBackend,
   type BackendFaults,
@@ -349,6 +350,27 @@ describe('askOneConnection (against a backend on 127.0.0.1)', () => {
     const reply = await askOneConnection(base, classify);
     expect(reply).to.include({ result: 'error' });
     expect(reply).to.have.property('error').that.contains('ECONNREFUSED');
+  });
+
+  it('bounds a connect from its SYN: a name that takes longer than the bound to resolve is no lost SYN', async function () {
+    const base = new URL(await start());
+    const slowLookup: Parameters<typeof withLookup>[0] =
+      (original) => (host, options, callback) => {
+        setTimeout(() => {
+          original(host, { ...(options as object), family: 4 }, callback);
+        }, SWEEP_CONNECT_MS + 300);
+      };
+    const reply = await withLookup(slowLookup, () =>
+      askOneConnection(`http://localhost:${base.port}`, classify),
+    );
+    expect(reply).to.deep.include({
+      result: 'ok',
+      answers: [{ endpoint: 'pod-a', client: '127.0.0.1' }],
+    });
+    // The lookup counts in the request's time, not in its connect's.
+    const { ms, connectMs } = reply as { ms: number; connectMs: number };
+    expect(ms).to.be.at.least(SWEEP_CONNECT_MS + 300);
+    expect(connectMs).to.be.below(SWEEP_CONNECT_MS);
   });
 
   it('counts a connect that needs a retransmitted SYN as a timeout: a dropped first SYN hides a dead endpoint', async function () {
