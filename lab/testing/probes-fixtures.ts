@@ -1,8 +1,9 @@
 /**
- * Shared helpers of the probes.mjs tests run in this process: a stubbed name lookup, loopback
- * servers, lines without their timings.
+ * Shared helpers of the probes.mjs tests: a stubbed name lookup, loopback servers, lines without
+ * their timings, the usage text.
  */
 import { expect } from 'chai';
+import { PERF_MEASURES } from '../cluster/workload/perf-measures.mjs';
 import dns from 'node:dns';
 import { once } from 'node:events';
 import type { Server as HttpServer } from 'node:http';
@@ -50,4 +51,22 @@ export async function closedPort(): Promise<number> {
   server.close();
   await once(server, 'close');
   return port;
+}
+
+/**
+ * Checks `text` is probe.mjs's usage: every probe kind, perf measure and flag, in its own words
+ * (not compared with the imported USAGE, which a mutant of that text changes too).
+ */
+export function expectProbeUsage(text: string): void {
+  expect(text).to.match(/^usage: probe\.mjs http URL \(http:\/\/ or https:\/\/\) \| /);
+  for (const kind of ['tcp HOST PORT', 'udp HOST PORT MESSAGE', 'dns NAME']) {
+    expect(text).to.include(`| ${kind} |`);
+  }
+  expect(text).to.include('| dns-tcp NAME | icmp HOST\n');
+  expect(text).to.include('| endpoints http://HOST:PORT|udp://HOST:PORT --expect NAME[,NAME…]');
+  expect(text).to.include(`| perf ${PERF_MEASURES.join('|')} http://HOST:PORT|udp://HOST:PORT`);
+  expect(text).to.include('perf tcp-rr|tcp-crr|tcp-stream|tcp-stream-reverse|udp-stream ');
+  for (const flag of ['max-requests', 'min-requests', 'timeout-ms', 'duration-ms', 'rate-mbps']) {
+    expect(text).to.include(`--${flag} N`);
+  }
 }

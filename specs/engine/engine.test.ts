@@ -281,6 +281,29 @@ describe('CellRunner', () => {
     });
   });
 
+  it('ends a settling churn cell at the attempt that begins at its bound, not one later', async function () {
+    this.timeout(10_000); // a second between a churn cell's probes
+    // A stopped clock that only each probe moves on, by half the bound: the attempts begin at
+    // 0, 1000 and 2000 ms of a 2000 ms bound; the one at 2000 is the last.
+    let now = 0;
+    Object.defineProperty(performance, 'now', { value: () => now, configurable: true });
+    try {
+      const driver = fakeDriver([], []);
+      driver.probeFromPod = () => {
+        now += 1000;
+        return Promise.resolve({ result: 'timeout' });
+      };
+      Object.assign(driver, { churnSettleMs: 2000, churn: () => Promise.resolve() });
+      const plan: CellPlan = { ...cell('bound'), churn: { os: 'linux', step: 'backend-deleted' } };
+      const runner = new CellRunner(driver, W, { ...settings, retries: 0 });
+      runner.prefetch([{ plan, expectation: { expected: Outcome.Ok } }]);
+      const result = await runner.result(plan, { expected: Outcome.Ok });
+      expect(result).to.include({ verdict: 'fail', actual: Outcome.Timeout, attempts: 3 });
+    } finally {
+      delete (performance as { now?: unknown }).now;
+    }
+  });
+
   it('reports a cell the lab cannot host as skipped with its reason', async () => {
     const runner = new CellRunner(fakeDriver([], []), W, settings);
     const plan = { ...cell('s'), probe: undefined, skip: 'needs two windows nodes' } as CellPlan;

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { missing, skipTest } from '../../testing/skip.ts';
 import { startEndpointBackend, type EndpointBackend } from '../../testing/endpoint-backend.ts';
 import { USAGE } from './probes.mjs';
+import { expectProbeUsage } from '../../testing/probes-fixtures.ts';
 
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
 const NETEXEC = fileURLToPath(new URL('./netexec.mjs', import.meta.url));
@@ -417,6 +418,7 @@ describe('probe', function () {
       const done = spawnSync(process.execPath, [PROBE, 'tcp', '127.0.0.1'], { encoding: 'utf8' });
       expect(done.status).to.equal(2);
       expect(done.stderr).to.equal(`probe: tcp takes HOST PORT\n${USAGE}\n`);
+      expectProbeUsage(done.stderr.slice('probe: tcp takes HOST PORT\n'.length));
     });
 
     it('names a perf flag given to another kind', () => {

@@ -3,7 +3,7 @@
  * for each wrong command line, USAGE itself, and the result each socket or resolver error maps to.
  */
 import { expect } from 'chai';
-import { PERF_MEASURES } from './perf-measures.mjs';
+import { expectProbeUsage } from '../../testing/probes-fixtures.ts';
 import { USAGE, fromError, runProbe } from './probes.mjs';
 
 describe('fromError', () => {
@@ -38,17 +38,7 @@ describe('fromError', () => {
 
 describe('USAGE', () => {
   it('names every probe kind, every perf measure and every flag', () => {
-    expect(USAGE).to.match(/^usage: probe\.mjs http URL \(http:\/\/ or https:\/\/\) \| /);
-    for (const kind of ['tcp HOST PORT', 'udp HOST PORT MESSAGE', 'dns NAME']) {
-      expect(USAGE).to.include(`| ${kind} |`);
-    }
-    expect(USAGE).to.include('| dns-tcp NAME | icmp HOST\n');
-    expect(USAGE).to.include('| endpoints http://HOST:PORT|udp://HOST:PORT --expect NAME[,NAME…]');
-    expect(USAGE).to.include(`| perf ${PERF_MEASURES.join('|')} http://HOST:PORT|udp://HOST:PORT`);
-    expect(USAGE).to.include('perf tcp-rr|tcp-crr|tcp-stream|tcp-stream-reverse|udp-stream ');
-    for (const flag of ['max-requests', 'min-requests', 'timeout-ms', 'duration-ms', 'rate-mbps']) {
-      expect(USAGE).to.include(`--${flag} N`);
-    }
+    expectProbeUsage(USAGE);
   });
 });
 
