@@ -66,8 +66,8 @@ describe('mutation testing config', () => {
     for (const file of SCOPES.ci.tests) expect(core, file).to.include(join(ROOT, file));
   });
 
-  it('breaks at 80 or more', () => {
-    expect(config.thresholds.break).to.be.at.least(80);
+  it('breaks at 95 or more (raised from 80: the core reached 96.67 %, the ci scope 99.59 %)', () => {
+    expect(config.thresholds.break).to.be.at.least(95);
   });
 
   it('lists as equivalent only mutants of mutated files whose original text is still there', () => {
