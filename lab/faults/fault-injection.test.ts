@@ -257,7 +257,7 @@ function witnesses(lab: TestLab, w: TestWorkloads): Record<string, () => Promise
       const reply = await from('lin1', perf('tcp-stream', `http://${w.pods.win1!}:8080`));
       return ok(reply) && (reply.perf?.mbps ?? 0) > 20;
     },
-    // lin1 loses one in ten of what it sends: its pod's datagrams to win1's pod go missing.
+    // lin1 loses one in five of what it sends: its pod's datagrams to win1's pod go missing.
     'link-lossy': async () => {
       const reply = await from('lin1', perf('udp-stream', `udp://${w.pods.win1!}:8081`));
       return (

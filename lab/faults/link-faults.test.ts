@@ -59,7 +59,7 @@ describe('faults: degraded lab links (perf mode witnesses them)', () => {
     expect(LINK_THROTTLE.join(' ')).to.equal('tbf rate 1mbit burst 32kbit latency 400ms');
   });
 
-  it('drops one in ten packets leaving the node’s lab link with nftables numgen random', () => {
+  it('drops one in five packets leaving the node’s lab link with nftables numgen random', () => {
     const fault = findFault('link-lossy');
     const [action] = fault.actions(plan, resolveTargets(fault, plan, 'lin1'));
     expect(action).to.include({
@@ -68,6 +68,9 @@ describe('faults: degraded lab links (perf mode witnesses them)', () => {
       family: 'inet',
       table: 'hlfault_link_lossy',
     });
+    expect((action as { ruleset: string }).ruleset).to.include(
+      'oifname "eth0" numgen random mod 5 0 counter drop',
+    );
     expect(egressLossy('eth0', 10, 't')).to.include(
       'oifname "eth0" numgen random mod 10 0 counter drop',
     );
