@@ -1,4 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { withStoppedClock } from '../../lab/testing/stopped-clock.ts';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -285,23 +286,19 @@ describe('CellRunner', () => {
     this.timeout(10_000); // a second between a churn cell's probes
     // A stopped clock that only each probe moves on, by half the bound: the attempts begin at
     // 0, 1000 and 2000 ms of a 2000 ms bound; the one at 2000 is the last.
-    let now = 0;
-    Object.defineProperty(performance, 'now', { value: () => now, configurable: true });
-    try {
+    const result = await withStoppedClock(0, (clock) => {
       const driver = fakeDriver([], []);
       driver.probeFromPod = () => {
-        now += 1000;
+        clock.advance(1000);
         return Promise.resolve({ result: 'timeout' });
       };
       Object.assign(driver, { churnSettleMs: 2000, churn: () => Promise.resolve() });
       const plan: CellPlan = { ...cell('bound'), churn: { os: 'linux', step: 'backend-deleted' } };
       const runner = new CellRunner(driver, W, { ...settings, retries: 0 });
       runner.prefetch([{ plan, expectation: { expected: Outcome.Ok } }]);
-      const result = await runner.result(plan, { expected: Outcome.Ok });
-      expect(result).to.include({ verdict: 'fail', actual: Outcome.Timeout, attempts: 3 });
-    } finally {
-      delete (performance as { now?: unknown }).now;
-    }
+      return runner.result(plan, { expected: Outcome.Ok });
+    });
+    expect(result).to.include({ verdict: 'fail', actual: Outcome.Timeout, attempts: 3 });
   });
 
   it('reports a cell the lab cannot host as skipped with its reason', async () => {

@@ -7,23 +7,9 @@
 import { expect } from 'chai';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createTcpServer, type Server } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { runProbe } from './probes.mjs';
 import { closedPort, listening, untimed, withLookup } from '../../testing/probes-fixtures.ts';
-
-/** Runs `body` with performance.now() standing still at `start` until `clock.advance()` moves it. */
-async function withStoppedClock<T>(
-  start: number,
-  body: (clock: { advance: (ms: number) => void }) => Promise<T>,
-): Promise<T> {
-  let now = start;
-  Object.defineProperty(performance, 'now', { value: () => now, configurable: true });
-  try {
-    return await body({ advance: (ms) => (now += ms) });
-  } finally {
-    delete (performance as { now?: unknown }).now;
-  }
-}
+import { withStoppedClock } from '../../testing/stopped-clock.ts';
 
 describe('runProbe (in this process)', function () {
   this.timeout(10_000);
