@@ -8,7 +8,7 @@ import { expandCells } from '../matrix/expand-cells.ts';
 import { PERF_MATRIX } from '../matrix/perf-cells.ts';
 import { MATRIX } from '../matrix/rows.ts';
 import { expectationOf } from './detection.ts';
-import { suiteCells } from '../testing/over-time-cells.ts';
+import { suiteCells } from './suite-cells.ts';
 
 function lab(spec: string, backend: CniBackend = 'vxlan'): LabPlan {
   const [cp, linux, windows] = spec.split('-').map(Number);

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { findFault } from '../../lab/faults/fault-catalogue.ts';
 import { resolveTargets } from '../../lab/faults/fault-targets.ts';
 import { fixturePlan } from '../../lab/testing/fixture-plan.ts';
-import { suiteCells } from '../testing/over-time-cells.ts';
+import { suiteCells } from './suite-cells.ts';
 import { expectationOf } from './detection.ts';
 
 const plan = fixturePlan({

@@ -7,6 +7,8 @@ export const SELFTEST_ARGS = {
     nodes: { type: 'string' },
     /** Only the faults these suites witness (matrix, perf, over-time, disruptions; default: all). */
     witness: { type: 'string', multiple: true },
+    /** CI's share: the faults changed since the merge base and one turn of the rest (selftest-slice.ts). */
+    slice: { type: 'boolean' },
   },
   allowPositionals: false,
 } as const;

@@ -18,6 +18,8 @@ import { runSelftest } from './selftest-runner.ts';
 import { writeSelftest } from './selftest-report.ts';
 import { SELFTEST_ARGS } from './selftest-args.ts';
 import { runSuite } from './suite-process.ts';
+import { changedFaults, type SliceChoice } from './selftest-slice.ts';
+import { defaultPlan, faultFingerprints, FINGERPRINTS_FILE } from './fault-fingerprints.ts';
 
 /** A suite run that takes longer is killed and counts as broken: a hang is a failure. */
 const SUITE_TIMEOUT_MS = 15 * 60_000;
@@ -41,7 +43,31 @@ function witnesses(values: readonly string[] | undefined): Witness[] | undefined
 }
 
 const USAGE =
-  'usage: npm run selftest -- [--lab NAME] [--fault ID,...] [--nodes ends|all|alternate] [--witness KIND,...]';
+  'usage: npm run selftest -- [--lab NAME] [--fault ID,...] [--nodes ends|all|alternate] [--witness KIND,...] [--slice]';
+
+/**
+ * CI's share from git: the change is HEAD against CI_BASE (default HEAD's first parent); its
+ * faults are those whose fingerprint differs from the one the base's fingerprint file holds.
+ */
+async function sliceFromGit(runner: ExecaRunner): Promise<SliceChoice> {
+  const git = (args: string[]) => runner.run('git', args, { check: false });
+  const count = await git(['rev-list', '--first-parent', '--count', 'HEAD']);
+  const commitNumber = Number(count.stdout.trim());
+  if (count.exitCode !== 0 || !Number.isInteger(commitNumber))
+    throw new LabError(`--slice: git rev-list --count HEAD failed: ${count.stderr.trim()}`, {
+      hint: "--slice needs the checkout's history (not a shallow clone of depth 1)",
+    });
+  const base = process.env.CI_BASE ?? 'HEAD^';
+  const shown = await git(['show', `${base}:${FINGERPRINTS_FILE}`]);
+  const head = faultFingerprints(defaultPlan());
+  if (shown.exitCode !== 0) {
+    say(`slice: ${base} has no ${FINGERPRINTS_FILE}; every fault counts as changed`);
+    return { changed: new Set(Object.keys(head)), commitNumber };
+  }
+  const changed = changedFaults(JSON.parse(shown.stdout) as Record<string, string>, head);
+  say(`slice: change ${base}..HEAD, commit number ${commitNumber}`);
+  return { changed, commitNumber };
+}
 
 /** The command line, or a LabError with the usage (node's own error names the option). */
 function commandLine() {
@@ -74,6 +100,7 @@ async function main(): Promise<number> {
     ...(witnessed === undefined ? {} : { witnesses: witnessed }),
     nodes,
     say,
+    ...(values.slice === true ? { slice: await sliceFromGit(runner) } : {}),
     // One probe attempt: the connect timeout plus what a probe needs to start and answer.
     attemptLimitMs: Number(process.env.PROBE_TIMEOUT_MS ?? DEFAULT_PROBE_TIMEOUT_MS) + 2000,
     suite: (resultsDir, grep, env) =>

@@ -89,6 +89,8 @@ export interface SelftestReport {
   /** The whole suite after the last heal (absent when no fault ran): must be green. */
   final?: SuiteSummary & { green: boolean };
   totals: SelftestTotals;
+  /** CI's share (`--slice`): its turn of `turns`, the changed faults, the runs left to others. */
+  slice?: { turn: number; turns: number; changed: string[]; leftOut: string[] };
   /** Baseline and final run green, every judged fault exact (or not exercised). */
   ok: boolean;
 }

@@ -139,6 +139,17 @@ function faultDetails(run: FaultRun, index: number): string[] {
   return lines;
 }
 
+/** What CI's share left out, and why those runs are not missing (selftest-slice.ts). */
+function sliceLines(slice: SelftestReport['slice']): string[] {
+  if (slice === undefined) return [];
+  return [
+    `CI's share: turn ${slice.turn} of ${slice.turns} of the rotation, plus every run of the faults ` +
+      `this change touched (${slice.changed.join(', ') || 'none'}). Left to the other turns and the ` +
+      `nightly (${slice.leftOut.length}): ${slice.leftOut.join(', ') || 'none'}.`,
+    '',
+  ];
+}
+
 export function renderSelftestMarkdown(report: SelftestReport): string {
   const emulated = report.emulated ? ', EMULATED dataplane' : '';
   return [
@@ -148,6 +159,7 @@ export function renderSelftestMarkdown(report: SelftestReport): string {
     '',
     `Started ${report.startedAt}. Baseline suite: ${report.baseline.green ? 'green' : 'NOT GREEN'} (${seconds(report.baseline.durationMs)}).`,
     '',
+    ...sliceLines(report.slice),
     '"after heal": the cells the fault turned red (the whole suite when its run could not be judged), run again once it was healed.',
     '',
     '| # | fault | acts on | status | must fail | detected | missed | false alarms | wrong outcome | may fail (failed/all) | after heal | time |',

@@ -17,7 +17,7 @@ import { expandCells } from '../matrix/expand-cells.ts';
 import { PERF_MATRIX } from '../matrix/perf-cells.ts';
 import { MATRIX } from '../matrix/rows.ts';
 import { expectationOf } from './detection.ts';
-import { suiteCells } from '../testing/over-time-cells.ts';
+import { suiteCells } from './suite-cells.ts';
 import { renderSelftestMarkdown } from './selftest-report.ts';
 import { runSelftest, titlesGrep } from './selftest-runner.ts';
 import type { SuiteRun } from './suite-process.ts';
@@ -333,6 +333,39 @@ describe('self-test runner', () => {
     );
     expect(said).to.include(
       'left out, witnessed by other suites than --witness names: masquerade-off (matrix)',
+    );
+  });
+
+  it("--slice runs the changed faults and this turn's runs, and names the others in the report", async () => {
+    const said: string[] = [];
+    const report = await runSelftest({
+      session: session(dir, new RecordingRunner()),
+      suite: fakeSuite(),
+      runsDir: dir,
+      faults: ['pod-route-removed', 'masquerade-off'],
+      slice: { changed: new Set(['masquerade-off']), commitNumber: 6 },
+      say: (line) => said.push(line),
+    });
+    // Planned: route win1, win2, lin1, cp1 (0-3), masquerade lin1, cp1 (4-5); turn 3 of 4 is 2.
+    expect(report.faults.map((f) => `${f.fault} ${f.nodes.join()}`)).to.deep.equal([
+      'pod-route-removed lin1',
+      'masquerade-off lin1',
+      'masquerade-off cp1',
+    ]);
+    expect(report.ok).to.be.true;
+    expect(report.slice).to.deep.equal({
+      turn: 3,
+      turns: 4,
+      changed: ['masquerade-off'],
+      leftOut: [
+        'pod-route-removed on win1',
+        'pod-route-removed on win2',
+        'pod-route-removed on cp1',
+      ],
+    });
+    expect(said.join('\n')).to.contain('slice: turn 3 of 4, 3 of 6 runs');
+    expect(renderSelftestMarkdown(report)).to.contain(
+      "CI's share: turn 3 of 4 of the rotation, plus every run of the faults this change touched (masquerade-off). Left to the other turns and the nightly (3): pod-route-removed on win1,",
     );
   });
 

@@ -26,6 +26,7 @@ import {
   type SuiteSummary,
 } from './selftest-model.ts';
 import type { SuiteRun } from './suite-process.ts';
+import { ROTATION_TURNS, sliceRuns, type SliceChoice } from './selftest-slice.ts';
 
 export interface SelftestOptions {
   session: FaultSession;
@@ -46,6 +47,8 @@ export interface SelftestOptions {
   say?: (line: string) => void;
   /** A failing probe attempt slower than this means a fault made the suite hang (default 5 s). */
   attemptLimitMs?: number;
+  /** Only CI's share of the runs (selftest-slice.ts): the changed faults and this turn's. */
+  slice?: SliceChoice;
 }
 
 /** Runs the suite (or the cells `grep` selects) once the lab has settled from the previous run. */
@@ -210,13 +213,20 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
     say(`left out, witnessed by other suites than --witness names: ${leftOut.join(', ')}`);
   const plan = session.plan;
   const cluster = { cluster: session.cluster !== undefined };
-  const planned = faults.flatMap((fault) =>
+  const all = faults.flatMap((fault) =>
     notApplicable(fault, plan, cluster) === undefined
       ? selftestNodes(fault, plan, options.nodes ?? 'ends', FAULT_CATALOGUE.indexOf(fault)).map(
           (node) => ({ fault, node }),
         )
       : [{ fault, node: undefined }],
   );
+  const slice = options.slice === undefined ? undefined : sliceRuns(all, options.slice);
+  const planned = slice?.runs ?? all;
+  if (slice !== undefined)
+    say(
+      `slice: turn ${slice.turn + 1} of ${ROTATION_TURNS}, ${planned.length} of ${all.length} runs; ` +
+        `changed since the merge base: ${slice.changed.join(', ') || 'none'}; the other runs are other turns' and the nightly's`,
+    );
   // The baseline and the final run carry the over-time rows and phases the faults' runs will.
   const applicable = planned.filter((p) => notApplicable(p.fault, plan, cluster) === undefined);
   const wholeEnv = suiteEnv(
@@ -286,6 +296,18 @@ export async function runSelftest(options: SelftestOptions): Promise<SelftestRep
     durationMs: Math.round(performance.now() - started),
     baseline,
     faults: runs,
+    ...(slice === undefined
+      ? {}
+      : {
+          slice: {
+            turn: slice.turn + 1,
+            turns: ROTATION_TURNS,
+            changed: slice.changed,
+            leftOut: slice.leftOut.map(
+              (r) => `${r.fault.id}${r.node === undefined ? '' : ` on ${r.node}`}`,
+            ),
+          },
+        }),
     ...(final === undefined ? {} : { final }),
     totals,
     ok:
