@@ -14,15 +14,26 @@ import { incrementalFile, reviewReport } from './run-mutation.ts';
 
 describe('npm run mutation arguments', () => {
   it('defaults to the core scope, incremental', () => {
-    expect(parseMutationArgs([])).to.deep.equal({ scope: 'core', full: false });
+    expect(parseMutationArgs([])).to.deep.equal({ scope: 'core', full: false, changed: false });
   });
 
   it('takes --full and --scope in either order and form', () => {
     expect(parseMutationArgs(['--scope', 'ci', '--full'])).to.deep.equal({
       scope: 'ci',
       full: true,
+      changed: false,
     });
-    expect(parseMutationArgs(['--full', '--scope=ci'])).to.deep.equal({ scope: 'ci', full: true });
+    expect(parseMutationArgs(['--full', '--scope=ci'])).to.deep.equal({
+      scope: 'ci',
+      full: true,
+      changed: false,
+    });
+    expect(parseMutationArgs(['--changed', '--scope=ci'])).to.deep.equal({
+      scope: 'ci',
+      full: false,
+      changed: true,
+    });
+    expect(() => parseMutationArgs(['--changed', '--full'])).to.throw(LabError, /exclude/);
   });
 
   it('refuses an unknown scope, a missing one and an unknown argument, naming them', () => {

@@ -65,18 +65,24 @@ export interface MutationArgs {
   scope: ScopeName;
   /** Re-test every mutant of the scope (Stryker's `--force`) instead of only what changed. */
   full: boolean;
+  /**
+   * Only the part of the scope the change touched (changed-scope.ts), every mutant of it, with no
+   * state kept between runs: what CI runs.
+   */
+  changed: boolean;
 }
 
-export const MUTATION_USAGE = `npm run mutation [-- [--scope ${Object.keys(SCOPES).join('|')}] [--full]]`;
+export const MUTATION_USAGE = `npm run mutation [-- [--scope ${Object.keys(SCOPES).join('|')}] [--full | --changed]]`;
 
 const isScope = (name: string): name is ScopeName => Object.hasOwn(SCOPES, name);
 
 /** Parses the arguments after `npm run mutation --`; throws a LabError naming a bad one. */
 export function parseMutationArgs(argv: readonly string[]): MutationArgs {
-  const args: MutationArgs = { scope: 'core', full: false };
+  const args: MutationArgs = { scope: 'core', full: false, changed: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--full') args.full = true;
+    else if (arg === '--changed') args.changed = true;
     else if (arg === '--scope' || arg.startsWith('--scope=')) {
       const name = arg === '--scope' ? argv[++i] : arg.slice('--scope='.length);
       if (name === undefined || !isScope(name))
@@ -87,6 +93,10 @@ export function parseMutationArgs(argv: readonly string[]): MutationArgs {
       args.scope = name;
     } else throw new LabError(`unknown argument ${arg}`, { hint: `usage: ${MUTATION_USAGE}` });
   }
+  if (args.full && args.changed)
+    throw new LabError('--full and --changed exclude each other', {
+      hint: `usage: ${MUTATION_USAGE}`,
+    });
   return args;
 }
 
