@@ -9,6 +9,10 @@
 # is the mirror reachable, never from the VMs (vagrant/artifacts/kubernetes/build.sh; a cache
 # hit unless its recipe changed).
 # Then the provider benchmark (HL_LIBVIRT_BENCH=0 skips it) into test-results/bench.json ("libvirt").
+# HL_IT_TIER picks the tests (docs/ci.md): `ci` (per-change CI) the smallest lab that carries the
+# suite, two VMs on one hypervisor entry, up → suite → down, no artifact cache, no benchmark; `full`
+# (the default, the nightly) everything else: two hypervisor entries, snapshot and restore, the
+# kubeadm lab, a harness killed while provisioning, the benchmark.
 # HL_IT_GREP=PATTERN runs only the tests whose title matches (mocha --grep), e.g. "libvirt-kubeadm".
 # The libvirt-kubeadm lab runs where KVM works; under QEMU software emulation it skips, saying why,
 # unless HL_IT_KUBEADM=1 (the suite on it: HL_IT_KUBEADM_SUITE=1).
@@ -27,6 +31,14 @@ APT_PACKAGES=(vagrant vagrant-libvirt libvirt-daemon-system libvirt-clients qemu
   debootstrap fdisk openssh-server openssh-client dnsmasq-base ebtables iproute2 procps dpkg-dev tini
   libxml2-utils openssl) # xmllint: the nightly collector reads console log paths from domain XML; openssl: the emulated API server stand-in's certificate
 ARTIFACTS=''
+TIER=${HL_IT_TIER:-full}
+SMALL='the smallest lab'
+case $TIER in
+  ci) GREP_ARGS=(--grep "$SMALL") ;;
+  full) GREP_ARGS=(--grep "$SMALL" --invert) ;;
+  *) echo "HL_IT_TIER must be ci or full, not '$TIER'" >&2 && exit 2 ;;
+esac
+[ -z "${HL_IT_GREP:-}" ] || GREP_ARGS=(--grep "$HL_IT_GREP")
 
 log() { printf '%s libvirt-it: %s\n' "$(date +%T)" "$*"; }
 started_at=$(date +%s)
@@ -70,7 +82,8 @@ cleanup() {
   fi
   [ "$made_run_sshd" = false ] || rmdir /run/sshd 2>/dev/null || true
   # libvirt's per-domain logs and the ssh hypervisor's console logs of this test's labs.
-  rm -f /var/log/libvirt/qemu/hl-libvirt-emulated_* /var/log/libvirt/qemu/hl-libvirt-reap_* \
+  rm -f /var/log/libvirt/qemu/hl-libvirt-small_* \
+    /var/log/libvirt/qemu/hl-libvirt-emulated_* /var/log/libvirt/qemu/hl-libvirt-reap_* \
     /var/log/libvirt/qemu/hl-libvirt-kubeadm_* \
     /var/log/libvirt/qemu/hl-bench-par_* /var/log/libvirt/qemu/hl-bench-seq_*
   vagrant global-status --prune >/dev/null 2>&1 || true
@@ -187,7 +200,7 @@ run_test() {
   set +e
   in_ns env HL_LIBVIRT_IT=1 CI=true LAB_HOME="$work/lab" RESULTS_DIR="$PWD/test-results/libvirt" \
     HL_IT_BRIDGE="$BRIDGE" HL_IT_SSH_URI="qemu+ssh://root@127.0.0.1:$SSH_PORT/system?keyfile=$work/id_ed25519" \
-    HL_IT_ARTIFACTS="$ARTIFACTS" npx mocha --import=tsx --timeout 0 ${HL_IT_GREP:+--grep "$HL_IT_GREP"} \
+    HL_IT_ARTIFACTS="$ARTIFACTS" npx mocha --import=tsx --timeout 0 "${GREP_ARGS[@]}" \
     lab/providers/libvirt/libvirt-integration.test.ts
   test_rc=$?
   set -e
@@ -237,13 +250,13 @@ main() {
   step packages install_packages
   refuse_foreign_libvirtd
   step box bash vagrant/boxes/debian/build.sh
-  step artifacts build_artifacts
+  [ "$TIER" = ci ] || step artifacts build_artifacts
   step namespace setup_namespace
   step daemons start_daemons
   test_rc=1
   step test run_test
-  if [ "$test_rc" -eq 0 ] && [ "${HL_LIBVIRT_BENCH:-1}" = 1 ]; then step bench run_bench; fi
-  log "timings (s): packages ${took[packages]}, box ${took[box]}, artifacts ${took[artifacts]}, daemons ${took[daemons]}, test ${took[test]}, bench ${took[bench]:-skipped} (up, suite, down, kill+reap: test-results/libvirt/libvirt-timings.json)"
+  if [ "$test_rc" -eq 0 ] && [ "$TIER" = full ] && [ "${HL_LIBVIRT_BENCH:-1}" = 1 ]; then step bench run_bench; fi
+  log "tier $TIER; timings (s): packages ${took[packages]}, box ${took[box]}, artifacts ${took[artifacts]:-skipped}, daemons ${took[daemons]}, test ${took[test]}, bench ${took[bench]:-skipped} (up, suite, down, kill+reap: test-results/libvirt/libvirt-timings.json)"
   exit "$test_rc"
 }
 

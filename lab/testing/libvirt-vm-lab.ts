@@ -54,18 +54,20 @@ export function itEnvironment(env = process.env): ItEnvironment | Skip {
 
 /**
  * A libvirt preset (libvirt-emulated unless named) on two hypervisor entries sharing one
- * bridge: hv1 as qemu:///system, hv2 through ssh. Nodes spread round-robin (the first and third
- * on hv1, the second on hv2); a kubeadm preset installs from the test's artifact cache.
+ * bridge: hv1 as qemu:///system, hv2 through ssh (or on hv1 alone). Nodes spread round-robin
+ * (the first and third on hv1, the second on hv2); `nodes` keeps the first N of the preset's, or
+ * those named. A kubeadm preset installs from the test's artifact cache.
  */
 export function itSpec(
   it: ItEnvironment,
   name: string,
-  nodes?: number,
+  nodes?: number | readonly string[],
   presetName = 'libvirt-emulated',
+  hypervisors: 1 | 2 = 2,
 ): string {
   const preset = parse(
     readFileSync(join(REPO, `lab/presets/${presetName}.yaml`), 'utf8'),
-  ) as Record<string, unknown> & { nodes: unknown[] };
+  ) as Record<string, unknown> & { nodes: { name: string }[] };
   const spec = {
     ...preset,
     ...(preset.cluster === 'kubeadm' && it.artifacts !== undefined
@@ -76,8 +78,13 @@ export function itSpec(
     hypervisors: [
       { name: 'hv1', uri: 'qemu:///system' },
       { name: 'hv2', uri: it.sshUri },
-    ],
-    nodes: nodes === undefined ? preset.nodes : preset.nodes.slice(0, nodes),
+    ].slice(0, hypervisors),
+    nodes:
+      nodes === undefined
+        ? preset.nodes
+        : typeof nodes === 'number'
+          ? preset.nodes.slice(0, nodes)
+          : preset.nodes.filter((n) => nodes.includes(n.name)),
   };
   const file = join(it.labHome, `${name}.yaml`);
   writeFileSync(file, stringify(spec));

@@ -30,6 +30,7 @@ import { Virsh } from './virsh.ts';
 import { chooseDriver } from './kvm-probe.ts';
 import { missing, skipTest } from '../../testing/skip.ts';
 import { tailOf } from '../../provision/provision-error.ts';
+import { debianMirror } from '../../testing/debian-root.ts';
 
 const runner = new ExecaRunner(silentLogger());
 const EMULATED_NODES = ['cp1', 'lin1', 'win1'];
@@ -45,9 +46,10 @@ async function timed<T>(key: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** What a VM without a way out fails at: a name of Debian's mirror, a connection to the internet. */
+/** What a VM without a way out fails at: the name of this host's Debian mirror, the internet. */
+const MIRROR_HOST = new URL(debianMirror()).hostname;
 const NO_WAY_OUT = {
-  'resolving deb.debian.org': 'getent hosts deb.debian.org',
+  [`resolving ${MIRROR_HOST}`]: `getent hosts ${MIRROR_HOST}`,
   'connecting to 1.1.1.1:443': 'timeout 10 bash -c "exec 3<>/dev/tcp/1.1.1.1/443"',
 };
 
@@ -88,6 +90,42 @@ function ok(result: { exitCode: number; stdout: string; stderr: string }, what: 
   ).to.equal(0);
 }
 
+/** `npm test` on a libvirt-emulated lab that is up: every cell green or skipped, labelled emulated. */
+async function expectSuiteGreen(it: ItEnvironment, labName: string, resultsName: string) {
+  const results = join(it.resultsDir, resultsName);
+  const suite = await timed(resultsName, () =>
+    runner.run('npm', ['test'], {
+      cwd: REPO,
+      // One vCPU per VM under QEMU emulation: more probes at once only queue inside the VMs.
+      env: {
+        LAB: labName,
+        LAB_HOME: it.labHome,
+        RESULTS_DIR: results,
+        CI: 'true',
+        CONCURRENCY: '3',
+      },
+      check: false,
+      timeoutMs: 1_800_000,
+    }),
+  );
+  const summary = suite.stdout
+    .split('\n')
+    .filter((l) => /passing|failing|pending|✔|✗|\d\) /.test(l));
+  process.stdout.write(summary.map((l) => `      suite: ${l.trim()}\n`).join(''));
+  const report = JSON.parse(readFileSync(join(results, 'results.json'), 'utf8')) as {
+    run: { emulated: boolean; provider: string };
+    cells: { row: string; cell: string; verdict: string; detail: string }[];
+    totals: { passed: number; failed: number; infraErrors: number };
+  };
+  expect(report.run).to.include({ emulated: true, provider: 'libvirt' });
+  const failed = report.cells.filter((c) => c.verdict === 'fail' || c.verdict === 'infra-error');
+  expect(failed.map((c) => `${c.cell}: ${c.detail}`)).to.deep.equal([]);
+  ok(suite, 'npm test');
+  expect(report.totals.passed).to.be.greaterThan(20);
+  expect(readFileSync(join(results, 'junit_01.xml'), 'utf8')).to.match(/emulated/);
+  return report;
+}
+
 function suite(environment: ItEnvironment): void {
   const env = (): ItEnvironment => environment;
   /** A lab's figures for test-results/bench.json (ci/libvirt-integration.sh merges them). */
@@ -99,13 +137,56 @@ function suite(environment: ItEnvironment): void {
   after(async function () {
     // Whatever a failed step left: the reaper is the safety net of the test as of the product.
     // Only this test's labs: a bare `lab reap` would also take other labs on this machine.
-    for (const name of ['libvirt-emulated', 'libvirt-kubeadm', 'libvirt-reap'])
+    for (const name of ['libvirt-small', 'libvirt-emulated', 'libvirt-kubeadm', 'libvirt-reap'])
       await lab(runner, env(), ['reap', '--lab', name]);
     writeFileSync(
       join(env().resultsDir, 'libvirt-timings.json'),
       `${JSON.stringify(timings, null, 2)}\n`,
     );
     process.stdout.write(`    libvirt timings (s): ${JSON.stringify(timings)}\n`);
+  });
+
+  // CI's tier (HL_IT_TIER=ci in ci/libvirt-integration.sh): the fewest VMs that carry the hybrid
+  // suite — a Linux control plane and a Windows-emulated worker — on one hypervisor entry.
+  describe('the smallest lab that carries the suite: 2 VMs on one hypervisor entry', function () {
+    const name = 'libvirt-small';
+    const labId = `hl-${name}`;
+
+    it('comes up ready, and its VMs reach each other over the lab network', async function () {
+      const spec = itSpec(env(), name, ['cp1', 'win1'], 'libvirt-emulated', 1);
+      ok(await timed('small.up', () => lab(runner, env(), ['up', '--spec', spec])), 'lab up');
+      const domains = (await new Virsh(runner, 'qemu:///system').labResources(labId))
+        .filter((r) => r.kind === 'domain')
+        .map((d) => d.name);
+      expect(domains.sort()).to.deep.equal([`${labId}_cp1`, `${labId}_win1`]);
+      const ping = await lab(runner, env(), [
+        'ssh',
+        'win1',
+        '--lab',
+        name,
+        '--',
+        'ping',
+        '-c',
+        '1',
+        '-W',
+        '5',
+        '192.168.200.10',
+      ]);
+      ok(ping, 'ping from win1 to cp1');
+    });
+
+    it('passes the conformance suite, Linux and Windows-emulated cells across the two VMs', async function () {
+      const report = await expectSuiteGreen(env(), name, 'small-suite');
+      const cross = report.cells.filter(
+        (c) => c.verdict === 'pass' && /cp1.*win1|win1.*cp1/.test(c.cell),
+      );
+      expect(cross.length, 'cells between the two VMs').to.be.greaterThan(10);
+    });
+
+    it('goes down leaving no domain, network, volume or process of the lab', async function () {
+      ok(await timed('small.down', () => lab(runner, env(), ['down', '--lab', name])), 'lab down');
+      await expectNothingLeft(labId);
+    });
   });
 
   describe('the libvirt-emulated preset on qemu:///system + qemu+ssh://', function () {
@@ -194,39 +275,7 @@ function suite(environment: ItEnvironment): void {
     });
 
     it('passes the conformance suite on the restored lab, labelled emulated', async function () {
-      const results = join(env().resultsDir, 'suite');
-      const suite = await timed('suite', () =>
-        runner.run('npm', ['test'], {
-          cwd: REPO,
-          // One vCPU per VM under QEMU emulation: more probes at once only queue inside the VMs.
-          env: {
-            LAB: 'libvirt-emulated',
-            LAB_HOME: env().labHome,
-            RESULTS_DIR: results,
-            CI: 'true',
-            CONCURRENCY: '3',
-          },
-          check: false,
-          timeoutMs: 1_800_000,
-        }),
-      );
-      const summary = suite.stdout
-        .split('\n')
-        .filter((l) => /passing|failing|pending|✔|✗|\d\) /.test(l));
-      process.stdout.write(summary.map((l) => `      suite: ${l.trim()}\n`).join(''));
-      const report = JSON.parse(readFileSync(join(results, 'results.json'), 'utf8')) as {
-        run: { emulated: boolean; provider: string };
-        cells: { row: string; cell: string; verdict: string; detail: string }[];
-        totals: { passed: number; failed: number; infraErrors: number };
-      };
-      expect(report.run).to.include({ emulated: true, provider: 'libvirt' });
-      const failed = report.cells.filter(
-        (c) => c.verdict === 'fail' || c.verdict === 'infra-error',
-      );
-      expect(failed.map((c) => `${c.cell}: ${c.detail}`)).to.deep.equal([]);
-      ok(suite, 'npm test');
-      expect(report.totals.passed).to.be.greaterThan(20);
-      expect(readFileSync(join(results, 'junit_01.xml'), 'utf8')).to.match(/emulated/);
+      await expectSuiteGreen(env(), 'libvirt-emulated', 'suite');
     });
 
     it("gives the nightly's collector each domain's XML from both entries and the local console logs (ci/lib/periodic-collect.sh)", async function () {
