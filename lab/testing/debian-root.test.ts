@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -15,7 +23,7 @@ const RECIPE: DebianRootRecipe = {
   suite: 'bookworm',
   variant: 'minbase',
   include: ['procps', 'iproute2'],
-  mirror: 'http://deb.debian.org/debian',
+  mirror: 'http://mirror.example/debian',
 };
 
 describe('Debian roots cached by their recipe (debian-root.ts)', function () {
@@ -34,11 +42,43 @@ describe('Debian roots cached by their recipe (debian-root.ts)', function () {
     for (const other of [
       { ...RECIPE, suite: 'trixie' },
       { ...RECIPE, include: ['procps'] },
-      { ...RECIPE, mirror: 'http://mirror.example/debian' },
+      { ...RECIPE, mirror: 'http://other.example/debian' },
     ])
       expect(rootRecipeHash(other), JSON.stringify(other)).to.not.equal(hash);
-    expect(debianMirror({})).to.equal('http://deb.debian.org/debian');
-    expect(debianMirror({ HL_DEBIAN_MIRROR: 'http://m/debian' })).to.equal('http://m/debian');
+  });
+
+  it("takes the mirror from HL_DEBIAN_MIRROR, else from the machine's apt sources, else fails", () => {
+    const etc = mkdtempSync(join(tmpdir(), 'hl-apt-root-'));
+    try {
+      const env = { PATH: process.env.PATH, HL_APT_ROOT: etc };
+      expect(() => debianMirror(env)).to.throw(/no Debian mirror.*set HL_DEBIAN_MIRROR/);
+      mkdirSync(join(etc, 'etc/apt/sources.list.d'), { recursive: true });
+      // deb822, a comment naming another archive first, security after the archive.
+      writeFileSync(
+        join(etc, 'etc/apt/sources.list.d/corp.sources'),
+        [
+          'Types: deb',
+          '# URIs: http://old.example/debian',
+          'URIs: https://mirror.corp.example/pub/debian/',
+          'Suites: bookworm',
+          '',
+          'Types: deb',
+          'URIs: https://mirror.corp.example/pub/debian-security',
+        ].join('\n'),
+      );
+      expect(debianMirror(env)).to.equal('https://mirror.corp.example/pub/debian');
+      // One-line format in sources.list comes first.
+      writeFileSync(
+        join(etc, 'etc/apt/sources.list'),
+        'deb [signed-by=/k.gpg] http://apt.example:3142/debian bookworm main\n',
+      );
+      expect(debianMirror(env)).to.equal('http://apt.example:3142/debian');
+      expect(debianMirror({ ...env, HL_DEBIAN_MIRROR: 'http://m/debian/' })).to.equal(
+        'http://m/debian',
+      );
+    } finally {
+      rmSync(etc, { recursive: true, force: true });
+    }
   });
 
   it('builds a missing root with debootstrap into a .part folder, renames it, drops other recipes', async () => {

@@ -2,9 +2,11 @@
  * A debootstrap'd Debian root filesystem, built once per recipe and kept under the recipe's hash:
  * a changed recipe builds a new root; a build that dies half-way is never taken for a root.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { CommandRunner } from '../exec/command-runner.ts';
 
 /** What debootstrap is asked for; every field is part of the hash. */
@@ -16,9 +18,25 @@ export interface DebianRootRecipe {
   readonly mirror: string;
 }
 
-/** The Debian mirror: HL_DEBIAN_MIRROR (as the artifact recipe reads it), else Debian's CDN. */
+const HL_APT = fileURLToPath(new URL('../../vagrant/bin/hl-apt.sh', import.meta.url));
+
+/**
+ * The Debian mirror, as every recipe takes it (vagrant/bin/hl-apt.sh's hl_debian_mirror):
+ * HL_DEBIAN_MIRROR, else the first Debian archive of the machine's apt sources (under
+ * HL_APT_ROOT); throws saying so when neither names one.
+ */
 export function debianMirror(env: NodeJS.ProcessEnv = process.env): string {
-  return env.HL_DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
+  const run = spawnSync('bash', ['-c', `. ${HL_APT} && hl_debian_mirror`], {
+    env: {
+      PATH: env.PATH ?? '/usr/bin:/bin',
+      HL_DEBIAN_MIRROR: env.HL_DEBIAN_MIRROR ?? '',
+      HL_APT_ROOT: env.HL_APT_ROOT ?? '',
+    },
+    encoding: 'utf8',
+  });
+  if (run.status !== 0)
+    throw new Error(run.stderr.trim() || `hl_debian_mirror exited ${run.status}`);
+  return run.stdout.trim();
 }
 
 /** Twelve hex digits naming the recipe's root in its cache folder. */

@@ -22,3 +22,23 @@ hl_apt_install() {
   [ -z "$guard" ] || rm -f "$guard"
   return "$rc"
 }
+
+# hl_debian_mirror: the Debian mirror to fetch from: HL_DEBIAN_MIRROR, else the first Debian
+# archive this machine's own apt sources name (one-line and deb822 formats; under HL_APT_ROOT,
+# default /), so a machine behind a corporate mirror needs no setting. Fails, saying so, when
+# neither gives one.
+hl_debian_mirror() {
+  if [ -n "${HL_DEBIAN_MIRROR:-}" ]; then
+    echo "${HL_DEBIAN_MIRROR%/}"
+    return 0
+  fi
+  local etc="${HL_APT_ROOT:-}/etc/apt" url
+  url=$(cat "$etc/sources.list" "$etc"/sources.list.d/*.list "$etc"/sources.list.d/*.sources 2>/dev/null |
+    grep -Ev '^[[:space:]]*#' | grep -oE 'https?://[^][:space:]]+/debian/?([[:space:]]|$)' |
+    sed 's/[[:space:]]*$//' | head -n1 || true)
+  if [ -z "$url" ]; then
+    echo "no Debian mirror: $etc/sources.list{,.d/*.list,.d/*.sources} name no .../debian archive; set HL_DEBIAN_MIRROR" >&2
+    return 1
+  fi
+  echo "${url%/}"
+}

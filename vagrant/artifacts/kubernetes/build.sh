@@ -13,7 +13,7 @@
 #   --recipe-hash  print the recipe's hash (the cache folder's name) and exit
 #   HL_K8S_CACHE      where trees are kept (default /var/cache/hybrid-lab/kubernetes);
 #                     each build is HL_K8S_CACHE/<recipe hash>/
-#   HL_DEBIAN_MIRROR  Debian mirror (default: the host of the machine's apt sources)
+#   HL_DEBIAN_MIRROR  Debian mirror (default: the first Debian archive of this machine's apt sources)
 # The last line on stdout is the finished tree's path; the log goes to stderr. The link
 # HL_K8S_CACHE/v1.20.2 points at it, so a lab spec can name `artifacts: { dir: … }` once.
 set -euo pipefail
@@ -54,15 +54,8 @@ done
 log() { printf '%s k8s-artifacts: %s\n' "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-# The Debian mirror the machine's apt sources use (one-line and deb822 formats).
-machine_mirror() {
-  local files=(/etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources) url
-  url=$(cat "${files[@]}" 2>/dev/null | grep -v '^[[:space:]]*#' |
-    grep -oE 'https?://[^][:space:]]+/debian/?([[:space:]]|$)' | tr -d '[:space:]' | head -n1 || true)
-  echo "${url%/}"
-}
-MIRROR=${HL_DEBIAN_MIRROR:-$(machine_mirror)}
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
+# shellcheck source-path=SCRIPTDIR source=../../bin/hl-apt.sh
+. "$HERE/../../bin/hl-apt.sh"
 
 recipe_hash=$( (cd "$HERE" && find . -type f -print0 | sort -z | xargs -0 sha256sum) | cat - <(sha256sum <"$STAGE_DEBS") |
   sha256sum | cut -c1-12)
@@ -71,6 +64,7 @@ if [ "$print_hash" = true ]; then
   exit 0
 fi
 [ "$(id -u)" -eq 0 ] || die "run as root (apt-get, debootstrap, chroot)"
+MIRROR=$(hl_debian_mirror) || die "no Debian mirror to build from"
 
 dest=$CACHE/$recipe_hash
 # Prints the tree and points the version link at it (atomically: a new link, then a rename).

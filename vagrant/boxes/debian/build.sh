@@ -5,7 +5,7 @@
 #
 # Usage: build.sh [--force] [--no-add]
 #   HL_BOX_CACHE      where built boxes are kept (default /var/cache/hybrid-lab/boxes)
-#   HL_DEBIAN_MIRROR  Debian mirror (default http://deb.debian.org/debian)
+#   HL_DEBIAN_MIRROR  Debian mirror (default: the first Debian archive of this machine's apt sources)
 set -euo pipefail
 
 BOX_NAME=hybrid-lab/debian-12
@@ -14,7 +14,6 @@ DISK_GB=8
 PACKAGES=linux-image-amd64,grub-pc,systemd-sysv,udev,dbus,kmod,netbase,openssh-server,sudo,iproute2,iptables,nftables,conntrack,iputils-ping,procps,nodejs
 HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE=${HL_BOX_CACHE:-/var/cache/hybrid-lab/boxes}
-MIRROR=${HL_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 force=false add=true
 for arg in "$@"; do
@@ -33,6 +32,7 @@ die() { log "error: $*"; exit 1; }
 . "$HERE/../../bin/hl-apt.sh"
 # sfdisk: fdisk; losetup, partx: util-linux; mkfs.ext4: e2fsprogs; qemu-img: qemu-utils.
 hl_apt_install debootstrap fdisk util-linux e2fsprogs qemu-utils tar coreutils
+MIRROR=$(hl_debian_mirror) || die "no Debian mirror to build the box from"
 
 # The recipe is this folder; its hash names the cached box and becomes the box version.
 recipe_hash=$(cd "$HERE" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
