@@ -3,6 +3,7 @@ import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { parseDocument } from 'yaml';
+import { tables } from './markdown/markdown.ts';
 import { presetNames } from '../lab/spec/load-spec.ts';
 import { isShorthand } from '../lab/spec/shorthand.ts';
 
@@ -123,11 +124,11 @@ describe('ci/github/nightly.yml', () => {
     expect(String((upload?.with as Yaml).name)).to.not.match(/^nightly-/);
   });
 
-  it('self-tests the faults CI leaves out, on both ends of each OS, and keeps the report', () => {
-    const job = jobs['selftest-over-time']!;
+  it('self-tests the whole catalogue on both ends of each OS, every witness, and keeps the report', () => {
+    const job = jobs.selftest!;
     const runs = (job.steps as Yaml[]).map((s) => str(s.run)).join('\n');
-    expect(runs).to.contain('npm run --silent selftest -- --witness over-time,disruptions');
-    expect(runs).to.not.contain('--nodes');
+    expect(runs).to.contain('npm run --silent selftest -- --nodes ends');
+    expect(runs).to.not.match(/--witness|--slice|--fault/);
     expect(runs).to.contain('lab:down');
     const upload = (job.steps as Yaml[]).find((s) =>
       str(s.uses).startsWith('actions/upload-artifact@'),
@@ -170,8 +171,8 @@ describe('ci/prow/periodics.yaml', () => {
   };
   const mutation = periodics.filter((job) => commandLine(job).includes('npm run mutation'));
 
-  it('runs ci/periodic.sh on existing presets (every job but the mutation one)', () => {
-    const conformance = periodics.filter((job) => !mutation.includes(job));
+  it('runs ci/periodic.sh on existing presets', () => {
+    const conformance = periodics.filter((job) => commandLine(job).includes('ci/periodic.sh'));
     expect(conformance.length).to.be.greaterThan(0);
     for (const job of conformance) {
       const line = commandLine(job);
@@ -189,4 +190,48 @@ describe('ci/prow/periodics.yaml', () => {
     expect(line).to.match(/npm run mutation -- --full; rc=\$\?;/);
     expect(line).to.match(/cp -r test-results\/mutation "\$ARTIFACTS\/"; exit \$rc/);
   });
+});
+
+/** The commands of a GitHub job's run steps, or a Prow job's command line, spaces normalised. */
+const words = (text: string): string =>
+  text
+    .replace(/--silent /g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+describe('docs/ci.md: what left per-change CI runs in the nightly', () => {
+  const page = readFileSync(`${ROOT}docs/ci.md`, 'utf8');
+  const table = tables(page).find((t) => t.header[0] === 'check that left CI');
+  const github = load('ci/github/nightly.yml').jobs as Record<string, Yaml>;
+  const prow = load('ci/prow/periodics.yaml').periodics as Yaml[];
+  const ciRun = words(readFileSync(`${ROOT}.ci/run`, 'utf8'));
+
+  it('names each check with its GitHub job, its Prow job and the command both run', () => {
+    expect(table, 'a table headed "check that left CI"').to.not.equal(undefined);
+    expect(table!.header).to.deep.equal([
+      'check that left CI',
+      'what CI runs instead',
+      'GitHub job',
+      'Prow job',
+      'command',
+    ]);
+    expect(table!.rows.length).to.be.greaterThan(2);
+  });
+
+  for (const [check, , job, periodic, command] of table?.rows ?? []) {
+    const code = (cell: string | undefined) => /`([^`]+)`/.exec(cell ?? '')?.[1] ?? '';
+    it(`${check}: runs in the nightly's ${code(job)} and ${code(periodic)}, not in .ci/run`, () => {
+      const line = words(code(command));
+      expect(line, 'a command').to.not.equal('');
+      const steps = ((github[code(job)]?.steps ?? []) as Yaml[]).map((s) => words(str(s.run)));
+      expect(steps.join('\n'), `GitHub job ${code(job)}`).to.contain(line);
+      const container = (
+        ((prow.find((p) => p.name === code(periodic))?.spec as Yaml | undefined)?.containers ??
+          []) as Yaml[]
+      )[0];
+      const args = words(((container?.args as string[] | undefined) ?? []).join(' '));
+      expect(args, `Prow job ${code(periodic)}`).to.contain(line);
+      expect(ciRun, '.ci/run runs it itself').to.not.contain(line);
+    });
+  }
 });
