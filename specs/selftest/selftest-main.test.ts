@@ -30,7 +30,7 @@ describe('npm run selftest: its command line', function () {
       const lines = run.stderr.split('\n');
       expect(lines[0]).to.match(new RegExp(`^${error.replace(/[[\]()'<>-]/g, '\\$&')}`));
       expect(lines[1]).to.match(
-        /^hint: usage: npm run selftest -- \[--lab NAME\] .*\[--witness KIND,\.\.\.\]$/,
+        /^hint: usage: npm run selftest -- \[--lab NAME\] .*\[--witness KIND,\.\.\.\] \[--slice\]$/,
       );
       expect(readdirSync(dir)).to.deep.equal([]);
     });
