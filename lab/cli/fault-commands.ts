@@ -1,4 +1,4 @@
-/** `lab faults`, `lab break FAULT [--node N]`, `lab heal`: fault injection from the command line (DESIGN §9). */
+/** `lab faults`, `lab break FAULT [--node N]`, `lab heal`: fault injection from the command line (docs/faults.md). */
 import type { Command } from 'commander';
 import { describeSelector } from '../faults/cell-selector.ts';
 import { FAULT_CATALOGUE } from '../faults/fault-catalogue.ts';

@@ -1,5 +1,5 @@
 #!/usr/bin/env -S npx tsx
-/** `lab`: bring hybrid labs up and down, inspect and reap them (DESIGN §5). */
+/** `lab`: bring hybrid labs up and down, inspect and reap them (README.md). */
 import { resolve } from 'node:path';
 import { LabError, LabSpecError } from '../errors.ts';
 import { LabStore } from '../state/lab-store.ts';

@@ -1,5 +1,5 @@
 /**
- * The disruption phase's actions on an emulated cluster (DESIGN §11), each as faithful to what it
+ * The disruption phase's actions on an emulated cluster (docs/disruption.md), each as faithful to what it
  * stands for as the emulation allows, and labelled emulated wherever its cells appear:
  * kube-proxy restarted (its rules rebuilt from the cluster state), flannel restarted (its routes
  * and VXLAN state removed and programmed again), the runtime restarted (pods keep running), a

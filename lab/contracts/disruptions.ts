@@ -1,5 +1,5 @@
 /**
- * The disruption phase's vocabulary (DESIGN §11), shared by the suite (which runs it) and the
+ * The disruption phase's vocabulary (docs/disruption.md), shared by the suite (which runs it) and the
  * fault catalogue (which predicts its cells): the actions, the order they run in, which nodes
  * they act on, and the cell ids `disruption/<action>/<subject>/<original cell id>`.
  */

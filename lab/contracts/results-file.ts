@@ -293,7 +293,7 @@ export const ResultsFileSchema = z.object({
   other: z.array(OtherResultSchema),
   /** The signal that cut the run short, when one did. */
   interrupted: z.string().optional(),
-  /** Upstream's e2e.test on the same lab, when `npm run e2e` ran after the matrix (DESIGN §14). */
+  /** Upstream's e2e.test on the same lab, when `npm run e2e` ran after the matrix (docs/upstream-e2e.md). */
   upstream: UpstreamRunSchema.optional(),
 });
 export type ResultsFile = z.infer<typeof ResultsFileSchema>;

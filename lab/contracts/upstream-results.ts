@@ -1,5 +1,5 @@
 /**
- * Upstream's verdict beside the matrix (DESIGN §14): what a run of Kubernetes' own e2e.test
+ * Upstream's verdict beside the matrix (docs/upstream-e2e.md): what a run of Kubernetes' own e2e.test
  * found on a lab, as `upstream-e2e.json` and the `upstream` part of results.json carry it. Written
  * by specs/upstream, read by the report writers and the nightly history; this is its one schema.
  */

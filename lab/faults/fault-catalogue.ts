@@ -1,4 +1,4 @@
-/** The fault catalogue (DESIGN §9): each fault, what it changes and the cells that must fail. */
+/** The fault catalogue (docs/faults.md): each fault, what it changes and the cells that must fail. */
 import type { LabPlan } from '../plan/lab-plan.ts';
 import { NODE_NIC, vxlanDevice } from '../cluster/dataplane/names.ts';
 import { VXLAN_OVERHEAD, podMtu } from '../cluster/dataplane/pod-network.ts';
@@ -47,7 +47,7 @@ const CUT_OUTCOMES = ['timeout', 'unreachable', ...FORWARDING_UNDONE];
 /** Below pod MTU + VXLAN overhead (1500), above what small requests and answers need. */
 const LOW_LINK_MTU = 1400;
 
-/** The throttle `lab break link-throttled` puts on a node's lab link (DESIGN §12, issue 33). */
+/** The throttle `lab break link-throttled` puts on a node's lab link (docs/performance.md). */
 export const LINK_THROTTLE = ['tbf', 'rate', '1mbit', 'burst', '32kbit', 'latency', '400ms'];
 /**
  * link-lossy drops one packet in this many leaving the node's lab link. Not 10: a udp-stream sends

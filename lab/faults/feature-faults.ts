@@ -1,5 +1,5 @@
 /**
- * The faults of the Service-feature rows (DESIGN §13): each breaks one feature on one node, as a
+ * The faults of the Service-feature rows (docs/service-features.md): each breaks one feature on one node, as a
  * kube-proxy, a resolver path or a node firewall gets it wrong there, and names the cells that
  * must fail.
  */

@@ -1,5 +1,5 @@
 /**
- * The cells of the Service-feature rows (DESIGN §13) a fault breaks, derived from the lab's nodes.
+ * The cells of the Service-feature rows (docs/service-features.md) a fault breaks, derived from the lab's nodes.
  * Facts about the suite this relies on (docs/service-features.md): a pod-to-nodeport cell names
  * the node whose port it probes as its target; an affinity cell reaches one endpoint of the
  * `to` Service at random; an internal-local cell's target lists the Service's endpoints (the `b`

@@ -1,6 +1,6 @@
 /**
  * Derives the cells a fault breaks from the lab's nodes. Facts about the suite this relies on come
- * from DESIGN §7: cells name their source and target nodes, NodePort cells probe a Service
+ * from the matrix (docs/suite.md): cells name their source and target nodes, NodePort cells probe a Service
  * load-balanced over the pods of the row's OS on every node, and names resolve through the
  * cluster DNS pod.
  */

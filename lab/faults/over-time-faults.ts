@@ -1,5 +1,5 @@
 /**
- * The faults only time shows (DESIGN §11): a kube-proxy whose restart rebuilds nothing, stale UDP
+ * The faults only time shows (docs/disruption.md): a kube-proxy whose restart rebuilds nothing, stale UDP
  * conntrack entries, an idle timeout that cuts long-lived connections, and cluster DNS pinned to
  * where its pods were. The matrix stays green under each; the over-time rows (and the disruption
  * phase on the fault's own node, as the self-test runs it) must turn exactly their cells red.

@@ -16,7 +16,7 @@ describe('planner', () => {
     });
   }
 
-  it('numbers the default lab as DESIGN §4 says', () => {
+  it('numbers the default lab as docs/spec.md says', () => {
     const p = plan('hybrid');
     expect(p.id).to.equal('hl-hybrid');
     expect(p.emulated).to.equal(true);

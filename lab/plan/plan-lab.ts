@@ -1,4 +1,4 @@
-/** The planner: a pure, deterministic function from a spec to a plan (DESIGN §4). */
+/** The planner: a pure, deterministic function from a spec to a plan (docs/spec.md). */
 import { LabSpecError } from '../errors.ts';
 import type { LabSpec } from '../spec/lab-spec-schema.ts';
 import { boxCatalogue, DEFAULT_BOX } from './boxes.ts';

@@ -41,7 +41,7 @@ export interface LabOutside {
 }
 
 /**
- * What the disruption phase (DESIGN §11) does to the machines of a real cluster the harness made,
+ * What the disruption phase (docs/disruption.md) does to the machines of a real cluster the harness made,
  * below the Kubernetes API: each as it is done to a machine, each resolving once it is made.
  */
 export interface NodeActions {

@@ -1,4 +1,4 @@
-/** The lab spec (DESIGN §3) as a zod schema; `lab schema` prints it as JSON Schema. */
+/** The lab spec (docs/spec.md) as a zod schema; `lab schema` prints it as JSON Schema. */
 import { z } from 'zod';
 import { isIpv4, parseCidr } from '../net/ipv4.ts';
 import { ArtifactsSpecSchema, KubeadmSpecSchema } from './kubeadm-spec-schema.ts';

@@ -7,7 +7,7 @@ import { HYBRID } from '../testing/expand-cells-fixtures.ts';
 describe('matrix expansion', () => {
   const cells = expandCells(MATRIX, HYBRID);
 
-  it('covers every row of DESIGN §7, pod-to-pod and pod-to-service over UDP, and DNS over TCP, with stable kebab-case ids', () => {
+  it('covers every row of the matrix (docs/suite.md), pod-to-pod and pod-to-service over UDP, and DNS over TCP, with stable kebab-case ids', () => {
     expect([...new Set(cells.map((c) => c.meta.row))]).to.deep.equal([
       'pod-to-pod/windows-to-windows',
       'pod-to-pod/windows-to-linux',

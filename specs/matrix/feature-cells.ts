@@ -1,5 +1,5 @@
 /**
- * The Service-feature rows through a Service from every node's pods (DESIGN §13): session
+ * The Service-feature rows through a Service from every node's pods (docs/service-features.md): session
  * affinity, one port number for TCP and UDP, internalTrafficPolicy Local, and a pod to the
  * NodePort of each OS's Service via its own node and every other node.
  */

@@ -1,5 +1,5 @@
 /**
- * The Service-feature rows that reach beyond a Service's pods (DESIGN §13): kube-proxy's
+ * The Service-feature rows that reach beyond a Service's pods (docs/service-features.md): kube-proxy's
  * health-check node port from outside, an ExternalName Service's CNAME to the external echo, and
  * the API server (a host-network endpoint) through the kubernetes Service.
  */

@@ -1,4 +1,4 @@
-/** The hybrid connectivity matrix (DESIGN §7) as data: one entry per row, no assertions here. */
+/** The hybrid connectivity matrix (docs/suite.md) as data: one entry per row, no assertions here. */
 
 import type {
   DnsLookup,
@@ -216,7 +216,7 @@ function osPairs(kind: 'host-network-to-pod' | 'pod-to-host-network' | 'icmp'): 
 }
 const SERVICE_VIAS = ['cluster-ip', 'dns'] as const;
 
-/** The Service-feature rows (DESIGN §13), from every OS to each OS's Service where there is one. */
+/** The Service-feature rows (docs/service-features.md), from every OS to each OS's Service where there is one. */
 function serviceFeatures(): MatrixRow[] {
   const pairs = (kind: 'pod-to-nodeport' | 'affinity' | 'dual-protocol' | 'internal-local') =>
     (['linux', 'windows'] as const).flatMap((from) =>

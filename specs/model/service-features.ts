@@ -1,5 +1,5 @@
 /**
- * The Services of the Service-feature rows (DESIGN §13): what every driver deploys for them, the
+ * The Services of the Service-feature rows (docs/service-features.md): what every driver deploys for them, the
  * names cells and drivers agree on, and what a Kubernetes version lacks of them.
  */
 import type { Os } from '../../lab/contracts/cells.ts';

@@ -1,6 +1,6 @@
 /**
  * `npm run selftest [-- --lab NAME] [--fault ID ...] [--nodes ends|all|alternate] [--witness KIND,...]`: the tester
- * tests itself on a lab that is up (DESIGN §9). Writes selftest.md and selftest.json into
+ * tests itself on a lab that is up (docs/faults.md). Writes selftest.md and selftest.json into
  * $RESULTS_DIR (default test-results/).
  */
 import { join, resolve } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * The self-test (DESIGN §9): for each catalogue fault, break → run the suite → compare the failing
+ * The self-test (docs/faults.md): for each catalogue fault, break → run the suite → compare the failing
  * cells with the catalogue → heal → run the cells it turned red again, which must pass. The whole
  * suite runs before the first fault and after the last, and must be green both times: a heal that
  * broke another cell shows there at the latest (and as false alarms of the next fault before).

@@ -1,7 +1,7 @@
 /**
  * `npm run e2e [-- --lab NAME] [--focus REGEX] [--skip REGEX] [--nodes N]`: upstream's e2e.test
  * (built from the same source as the lab's Kubernetes) on the current lab, offline, beside the
- * matrix (DESIGN §14). Writes junit_e2e.xml and upstream-e2e.json into $RESULTS_DIR and, beside a
+ * matrix (docs/upstream-e2e.md). Writes junit_e2e.xml and upstream-e2e.json into $RESULTS_DIR and, beside a
  * matrix run of the same lab, the cross-check into results.json, summary.md and matrix.html.
  * Exit: 0 as expected (or skipped: an emulated lab), 1 a failure, unexpected pass, disagreement
  * or a run that broke, 2 bad arguments.

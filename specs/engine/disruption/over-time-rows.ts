@@ -1,4 +1,4 @@
-/** The over-time rows (DESIGN §11) as data: what is held, swapped or deleted, per OS pair. */
+/** The over-time rows (docs/disruption.md) as data: what is held, swapped or deleted, per OS pair. */
 import type { Os } from '../../../lab/contracts/cells.ts';
 
 export type OverTimeRow =

@@ -1,5 +1,5 @@
 /**
- * The over-time part of a run (DESIGN §11), after the matrix: long-lived connections opened at
+ * The over-time part of a run (docs/disruption.md), after the matrix: long-lived connections opened at
  * the start and asked again after their idle time, the stateful UDP swap and the twin Services,
  * then the disruption phase. Results go to the run's recorder as each cell is known; the mocha
  * test of a cell waits for its result.

@@ -1,5 +1,5 @@
 /**
- * The settings of the over-time part of a run (DESIGN §11): the long-lived, stateful UDP and
+ * The settings of the over-time part of a run (docs/disruption.md): the long-lived, stateful UDP and
  * twin-service rows, and the disruption phase after them. Off unless a setting or a --grep that
  * names one of them turns it on; checked before anything runs.
  */
