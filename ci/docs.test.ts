@@ -136,6 +136,15 @@ describe('docs that run', function () {
       expect(listed).to.deep.equal(expected);
     });
 
+    it("README.md and docs/suite.md: the default lab's cell count", function () {
+      const plan = planLab(loadSpec('hybrid', process.cwd()).spec);
+      const count = expandCells(MATRIX, plan.nodes).length;
+      expect(/against it, (\d[\d,]*) cells\./.exec(read('README.md'))?.[1]).to.equal(String(count));
+      expect(
+        /The default lab \(5 nodes\) has\s+(\d[\d,]*)/.exec(read('docs/suite.md'))?.[1],
+      ).to.equal(String(count));
+    });
+
     it('README.md: every preset', function () {
       const listed = tableOf('README.md', 'preset').rows.map((r) => code(r[0]!));
       expect([...listed].sort()).to.deep.equal(presetNames());
