@@ -85,6 +85,14 @@ function Start-HlDependent([string[]]$Names) {
     }
 }
 
+# This process's PATH from the Machine and User PATH as they are now. The in-box OpenSSH of Windows
+# Server 2022 (8.1) gives a session the environment sshd started with (Win32-OpenSSH#1329), so a
+# folder an earlier session added to the Machine PATH is not on this one's.
+function Update-HlSessionPath {
+    $env:Path = (@('Machine', 'User') | ForEach-Object { [Environment]::GetEnvironmentVariable('Path', $_) } |
+            Where-Object { $_ }) -join ';'
+}
+
 # Adds a folder to the machine PATH once.
 function Add-HlMachinePath([string]$Folder) {
     $current = [Environment]::GetEnvironmentVariable('Path', 'Machine')

@@ -1,0 +1,50 @@
+/**
+ * Checks derived from the facts catalogue on the Windows node scripts and the box: the session
+ * environment over OpenSSH, the box's buses, the HNS network's lifecycle, a containerd pin on a
+ * joined node.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { REPO_ROOT } from '../testing/windows-scripts.ts';
+
+const script = (name: string) =>
+  readFileSync(join(REPO_ROOT, 'vagrant/scripts/windows', name), 'utf8');
+const box = (name: string) => readFileSync(join(REPO_ROOT, 'vagrant/boxes/windows', name), 'utf8');
+
+/** Where `pattern` first matches in `text`, failing the test when it does not. */
+function at(text: string, pattern: RegExp, what: string): number {
+  const index = text.search(pattern);
+  expect(index, what).to.be.greaterThanOrEqual(0);
+  return index;
+}
+
+/** The body of the first `while (…) { … }` loop of a script (braces balanced). */
+function whileBody(text: string): string {
+  const start = at(text, /\nwhile \(/, 'a while loop');
+  const open = text.indexOf('{', text.indexOf(')', start));
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === '{') depth++;
+    if (text[i] === '}' && --depth === 0) return text.slice(open, i + 1);
+  }
+  throw new Error('unbalanced while loop');
+}
+
+describe('Windows node scripts and box (facts catalogue)', () => {
+  it('kubeadm-join.ps1 takes the Machine PATH, where install-kubernetes.ps1 put C:\\k, before kubeadm runs kubelet by name', () => {
+    expect(script('install-kubernetes.ps1')).to.match(/\$k = 'C:\\k'[\s\S]*Add-HlMachinePath \$k/);
+    const common = script('common.ps1');
+    const update = /function Update-HlSessionPath \{[\s\S]*?\n\}/.exec(common)?.[0] ?? '';
+    expect(update, 'common.ps1 Update-HlSessionPath').to.match(
+      /\$env:Path = [\s\S]*GetEnvironmentVariable\('Path', \$_\)/,
+    );
+    expect(update).to.include("'Machine'");
+    const join = script('kubeadm-join.ps1');
+    const refreshed = at(join, /^Update-HlSessionPath$/m, 'kubeadm-join.ps1 refreshes its PATH');
+    const checked = at(join, /Get-Command kubelet\.exe/, 'and finds kubelet.exe on it');
+    const joined = at(join, /kubeadm\.exe' join/, 'kubeadm join');
+    expect(refreshed).to.be.lessThan(checked);
+    expect(checked).to.be.lessThan(joined);
+  });
+});
