@@ -47,4 +47,29 @@ describe('Windows node scripts and box (facts catalogue)', () => {
     expect(refreshed).to.be.lessThan(checked);
     expect(checked).to.be.lessThan(joined);
   });
+
+  it('the Windows box boots on the disk bus and NIC it was installed on: one devices.json for Packer and the Vagrantfile', () => {
+    const devices = JSON.parse(box('devices.json')) as Record<string, string>;
+    const template = JSON.parse(box('windows-2022.json')) as {
+      variables: Record<string, unknown>;
+      builders: Record<string, unknown>[];
+    };
+    for (const key of ['disk_interface', 'net_device']) {
+      expect(template.builders[0]![key], `Packer's ${key}`).to.equal(`{{user \`${key}\`}}`);
+      // null: Packer refuses to build unless a value is given (build.sh gives devices.json).
+      expect(template.variables[key], `Packer variable ${key}`).to.equal(null);
+    }
+    expect(box('build.sh')).to.match(/packer build -var-file=devices\.json /);
+    // Values both Packer's qemu builder and libvirt's disk bus take.
+    expect(devices.disk_interface).to.be.oneOf(['ide', 'sata', 'scsi', 'virtio']);
+    const vagrantfile = readFileSync(join(REPO_ROOT, 'vagrant/Vagrantfile'), 'utf8');
+    expect(vagrantfile).to.match(
+      /WINDOWS_BOX_DEVICES = JSON\.parse\(File\.read\(File\.join\(__dir__, 'boxes', 'windows', 'devices\.json'\)\)\)/,
+    );
+    expect(vagrantfile).to.include("lv.disk_bus = WINDOWS_BOX_DEVICES['disk_interface']");
+    expect(vagrantfile).to.include("lv.nic_model_type = WINDOWS_BOX_DEVICES['net_device']");
+    expect(vagrantfile, 'no bus named in the Vagrantfile itself').to.not.match(
+      /disk_bus = '|nic_model_type = '/,
+    );
+  });
 });
