@@ -174,6 +174,17 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
       doc: `${learn}/powershell/module/nettcpip/${name.toLowerCase()}?view=windowsserver2022-ps`,
     }),
   ),
+  ...[
+    'Get-ScheduledTask',
+    'New-ScheduledTaskAction',
+    'New-ScheduledTaskPrincipal',
+    'New-ScheduledTaskTrigger',
+    'Register-ScheduledTask',
+  ].map((name) => ({
+    name,
+    module: 'ScheduledTasks',
+    doc: `${learn}/powershell/module/scheduledtasks/${name.toLowerCase()}?view=windowsserver2022-ps`,
+  })),
   ...['Get-NetConnectionProfile', 'Set-NetConnectionProfile'].map((name) => ({
     name,
     module: 'NetConnection',

@@ -72,4 +72,26 @@ describe('Windows node scripts and box (facts catalogue)', () => {
       /disk_bus = '|nic_model_type = '/,
     );
   });
+
+  it("external-route.ps1 looks for the node address inside its deadline loop, as flannel waits for its vNIC's address", () => {
+    const text = script('external-route.ps1');
+    const loop = whileBody(text);
+    expect(loop).to.match(/Get-HnsNetwork/);
+    expect(loop).to.match(/Get-NetIPAddress [^\n]*-IPAddress \$Hl\.HL_NODE_IP/);
+    expect(loop).to.match(/\$deadline/);
+    const after = text.slice(text.indexOf(loop) + loop.length);
+    expect(after, 'no lookup outside the loop').to.not.match(/Get-NetIPAddress/);
+  });
+
+  it("external-route.ps1 keeps its route in the active store and runs again at startup: flannel's HNS network is not persistent", () => {
+    const text = script('external-route.ps1');
+    expect(text).to.match(/New-ScheduledTaskTrigger -AtStartup/);
+    expect(text).to.match(/-File `"\$PSCommandPath`"/);
+    expect(text).to.match(/Register-ScheduledTask -TaskName \$task/);
+    for (const call of text.match(/New-NetRoute [^\n]*/g) ?? [])
+      expect(call).to.include('-PolicyStore ActiveStore');
+    expect(text, 'routes an earlier run persisted are removed').to.match(
+      /Get-NetRoute -DestinationPrefix \$prefix -PolicyStore PersistentStore/,
+    );
+  });
 });
