@@ -94,4 +94,16 @@ describe('Windows node scripts and box (facts catalogue)', () => {
       /Get-NetRoute -DestinationPrefix \$prefix -PolicyStore PersistentStore/,
     );
   });
+
+  it('install-containerd.ps1 refuses another containerd pin on a joined node before it touches the running containerd', () => {
+    const text = script('install-containerd.ps1');
+    const refused = at(
+      text,
+      /if \(\$have -ne '' -and \$have -ne \$want -and \(Test-Path 'C:\\etc\\kubernetes\\kubelet\.conf'\)\) \{\s*Stop-Hl /,
+      'a refusal on a joined node',
+    );
+    expect(refused).to.be.lessThan(at(text, /Stop-Service containerd/, 'the stop'));
+    expect(refused).to.be.lessThan(at(text, /tar\.exe -xzf \$archive -C \$dir/, 'the unpack'));
+    expect(text).to.match(/lab down, then lab up/);
+  });
 });
