@@ -146,7 +146,9 @@ describe('outboundNat', () => {
     const mixed = {
       delegate: {
         apiVersion: 2,
-        policies: [{ name: 'EndpointPolicy', value: { Type: 'OutBoundNAT', ExceptionList: ['x'] } }],
+        policies: [
+          { name: 'EndpointPolicy', value: { Type: 'OutBoundNAT', ExceptionList: ['x'] } },
+        ],
       },
     };
     expect(outboundNat(mixed)).to.deep.equal({ enabled: true, exceptions: [] });

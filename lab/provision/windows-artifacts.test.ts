@@ -77,7 +77,9 @@ describe('Windows artifacts: files and archives (facts catalogue: archive-artifa
     expect(nssm.mirrors).to.deep.equal([NSSM_MIRROR]);
     const common = readFileSync(join(SCRIPTS_DIR, 'windows', 'common.ps1'), 'utf8');
     const getArtifact = /function Get-HlArtifact[\s\S]*?\n\}/.exec(common)![0];
-    expect(getArtifact).to.match(/foreach \(\$url in \$urls\)[\s\S]*try \{[\s\S]*Invoke-WebRequest/);
+    expect(getArtifact).to.match(
+      /foreach \(\$url in \$urls\)[\s\S]*try \{[\s\S]*Invoke-WebRequest/,
+    );
   });
 
   it('an artifact that names a member is an archive, and a file that is one says so', () => {

@@ -12,6 +12,7 @@ import {
   type WindowsVersionFloor,
 } from '../plan/windows-checks.ts';
 import { MAX_CAPTURE_ADDRESSES } from '../cluster/windows-path-evidence.ts';
+import { WINDOWS_PLATFORM_FACTS } from './windows-platform-facts.ts';
 import { AGNHOST_WINDOWS, AGNHOST_WINDOWS_POWERSHELL } from './windows-image-commands.ts';
 
 /** cmd.exe takes command lines of at most 8191 characters (Learn, "Command prompt line string limitation"). */
@@ -84,7 +85,7 @@ function floorValues(fact: string): Record<string, string> {
   return { 'Kubernetes floor': floor.since, 'the planner names it': floor.feature };
 }
 
-export const WINDOWS_FACTS: readonly WindowsFact[] = [
+const CORE_FACTS: readonly WindowsFact[] = [
   {
     id: 'openssh-powershell-exit-code',
     fact: "Windows OpenSSH runs a remote command with its DefaultShell's command switch: with Windows PowerShell 5.1 as DefaultShell, `powershell.exe -c LINE`. Under -Command the process exits 0 or 1 from the last statement's success, so an external program's exit code other than 0 or 1 becomes 1 unless the line ends with `exit $LASTEXITCODE`; $LASTEXITCODE keeps its earlier value when no program ran.",
@@ -479,3 +480,6 @@ export const WINDOWS_FACTS: readonly WindowsFact[] = [
     ],
   },
 ];
+
+/** Every fact: the rows above, then the platform's (windows-platform-facts.ts). */
+export const WINDOWS_FACTS: readonly WindowsFact[] = [...CORE_FACTS, ...WINDOWS_PLATFORM_FACTS];

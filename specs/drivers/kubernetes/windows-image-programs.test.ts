@@ -133,7 +133,9 @@ describe('Windows agnhost image: what the suite runs in it (facts catalogue)', (
     let seen = 0;
     for (const { origin, argv } of argvs) {
       for (const arg of argv) {
-        for (const match of arg.matchAll(/\$env:CONTAINER_SANDBOX_MOUNT_POINT|%CONTAINER_SANDBOX_MOUNT_POINT%/g)) {
+        for (const match of arg.matchAll(
+          /\$env:CONTAINER_SANDBOX_MOUNT_POINT|%CONTAINER_SANDBOX_MOUNT_POINT%/g,
+        )) {
           seen++;
           // The folder hcsshim puts there (C:\hpc, or C:\hpc\<id>) has no space: a path argument
           // that starts with it stays one argument; inside a script it must be a quoted string.
@@ -143,7 +145,9 @@ describe('Windows agnhost image: what the suite runs in it (facts catalogue)', (
         }
       }
     }
-    expect(seen, 'the DaemonSets and the host-network netexec name the folder').to.be.greaterThan(2);
+    expect(seen, 'the DaemonSets and the host-network netexec name the folder').to.be.greaterThan(
+      2,
+    );
     expect(HCSSHIM_ROOTFS_LOCATIONS.every((l) => !/\s/.test(l))).to.equal(true);
   });
 
