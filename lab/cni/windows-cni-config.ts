@@ -1,17 +1,28 @@
 /**
  * The CNI config the provisioner writes on a Windows node for flannel (win-overlay for vxlan,
  * win-bridge/l2bridge for host-gw), and readers of the parts the netns emulation honours.
+ *
+ * containerd attaches pods through HCN (HNS v2) namespaces, so the delegate asks the plugins for
+ * the v2 API (`apiVersion: 2`) and gives its policies in the v2 form: the facts catalogue's
+ * `cni-hns-api-under-containerd`.
  */
 import { LabError } from '../errors.ts';
 import type { LabPlan, PlannedNode } from '../plan/lab-plan.ts';
 import { outboundNatExceptions } from '../plan/outbound-nat.ts';
 
-/** HNS endpoint policy in the v1 (`Name`/`Value`) form win-overlay and win-bridge read. */
-export interface HnsEndpointPolicy {
-  Name: 'EndpointPolicy';
-  Value:
-    | { Type: 'OutBoundNAT'; ExceptionList: string[] }
-    | { Type: 'ROUTE'; DestinationPrefix: string; NeedEncap: boolean };
+/** The HNS API version the delegate asks win-overlay and win-bridge for: HCN, as containerd needs. */
+export const HCN_API_VERSION = 2;
+
+/**
+ * An HCN (HNS v2) endpoint policy as win-overlay and win-bridge read it with `apiVersion: 2`:
+ * `value` is an hcn.EndpointPolicy (`Type` and its `Settings`).
+ */
+export interface HcnEndpointPolicy {
+  name: 'EndpointPolicy';
+  value:
+    | { Type: 'OutBoundNAT'; Settings: { Exceptions: string[] } }
+    | { Type: 'SDNRoute'; Settings: { DestinationPrefix: string; NeedEncap: boolean } }
+    | { Type: 'ProviderAddress'; Settings: { ProviderAddress: string } };
 }
 
 export interface WindowsCniDns {
@@ -27,8 +38,9 @@ export interface WindowsCniConfig {
   capabilities: { portMappings: boolean; dns: boolean };
   delegate: {
     type: 'win-overlay' | 'win-bridge';
+    apiVersion: typeof HCN_API_VERSION;
     dns: WindowsCniDns;
-    policies: HnsEndpointPolicy[];
+    policies: HcnEndpointPolicy[];
   };
 }
 
@@ -47,6 +59,10 @@ export function windowsCniConfig(plan: LabPlan, node: PlannedNode): WindowsCniCo
   });
   // l2bridge pods reach their host by a route of their own.
   const routes = bridge ? [serviceCIDR, `${node.ip}/32`] : [serviceCIDR];
+  const policy = (value: HcnEndpointPolicy['value']): HcnEndpointPolicy => ({
+    name: 'EndpointPolicy',
+    value,
+  });
   return {
     cniVersion: '0.3.0',
     name: plan.cni.windowsNetworkName,
@@ -54,13 +70,17 @@ export function windowsCniConfig(plan: LabPlan, node: PlannedNode): WindowsCniCo
     capabilities: { portMappings: true, dns: true },
     delegate: {
       type: bridge ? 'win-bridge' : 'win-overlay',
+      apiVersion: HCN_API_VERSION,
       dns: { Nameservers: [clusterDNS], Search: [`svc.${dnsDomain}`, dnsDomain] },
       policies: [
-        { Name: 'EndpointPolicy', Value: { Type: 'OutBoundNAT', ExceptionList: exceptions } },
-        ...routes.map((prefix): HnsEndpointPolicy => ({
-          Name: 'EndpointPolicy',
-          Value: { Type: 'ROUTE', DestinationPrefix: prefix, NeedEncap: true },
-        })),
+        policy({ Type: 'OutBoundNAT', Settings: { Exceptions: exceptions } }),
+        ...routes.map((prefix) =>
+          policy({ Type: 'SDNRoute', Settings: { DestinationPrefix: prefix, NeedEncap: true } }),
+        ),
+        // Overlay endpoints are encapsulated to the node's own address (VXLAN's outer source).
+        ...(bridge
+          ? []
+          : [policy({ Type: 'ProviderAddress', Settings: { ProviderAddress: node.ip } })]),
       ],
     },
   };
@@ -83,23 +103,64 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** Every policy of a config read back from disk: v1 `policies`/`AdditionalArgs`, v2 `Type`/`Settings`. */
-function policiesOf(config: unknown): Json[] {
-  if (!isObject(config)) return [];
-  const holder = isObject(config.delegate) ? config.delegate : config;
-  const lists = [holder.policies, holder.AdditionalArgs, config.policies, config.AdditionalArgs];
-  const found = lists.find((list) => Array.isArray(list) && list.length > 0);
-  return (Array.isArray(found) ? found : [])
-    .filter(isObject)
-    .map((p) => (isObject(p.Value) ? p.Value : p));
+/**
+ * A field of a config read back from disk, its key matched as the plugins' Go JSON decoding
+ * matches it: exactly, else regardless of case (`value` and `Value`, `apiVersion` and `ApiVersion`).
+ */
+export function jsonField(object: Json, key: string): unknown {
+  if (key in object) return object[key];
+  const found = Object.keys(object).find((k) => k.toLowerCase() === key.toLowerCase());
+  return found === undefined ? undefined : object[found];
 }
 
-/** Reads the OutBoundNAT policy (and its exception CIDRs) back out of a Windows CNI config. */
+/**
+ * Every policy body of a config read back from disk, wherever the plugin keeps its policies
+ * (`policies`, wincni's `AdditionalArgs`; each `{name, value}` or bare).
+ */
+export function policyBodies(config: unknown): Json[] {
+  if (!isObject(config)) return [];
+  const delegate = jsonField(config, 'delegate');
+  const holder = isObject(delegate) ? delegate : config;
+  const lists = [holder, config].flatMap((h) => [
+    jsonField(h, 'policies'),
+    jsonField(h, 'AdditionalArgs'),
+  ]);
+  const found = lists.find((list) => Array.isArray(list) && list.length > 0);
+  return (Array.isArray(found) ? found : []).filter(isObject).map((p) => {
+    const value = jsonField(p, 'value');
+    return isObject(value) ? value : p;
+  });
+}
+
+/**
+ * The HNS API a config asks its plugin for, as win-overlay and win-bridge decide it: 2 (HCN)
+ * only when `apiVersion` is 2, else 1.
+ */
+export function hnsApiVersion(config: unknown): 1 | 2 {
+  if (!isObject(config)) return 1;
+  const delegate = jsonField(config, 'delegate');
+  const holder = isObject(delegate) ? delegate : config;
+  return jsonField(holder, 'apiVersion') === HCN_API_VERSION ? 2 : 1;
+}
+
+/**
+ * Reads the OutBoundNAT policy (and its exception CIDRs) back out of a Windows CNI config, in the
+ * form of the API the config asks for.
+ */
 export function outboundNat(config: unknown): OutboundNat {
-  const policy = policiesOf(config).find((p) => String(p.Type).toLowerCase() === 'outboundnat');
+  const policy = policyBodies(config).find(
+    (p) => String(jsonField(p, 'Type')).toLowerCase() === 'outboundnat',
+  );
   if (policy === undefined) return { enabled: false, exceptions: [] };
-  const settings = isObject(policy.Settings) ? policy.Settings : {};
-  return { enabled: true, exceptions: strings(policy.ExceptionList ?? settings.Exceptions) };
+  // As the plugin hands it on: HCN reads Settings.Exceptions, HNS v1 the policy's ExceptionList.
+  const settings = jsonField(policy, 'Settings');
+  const exceptions =
+    hnsApiVersion(config) === 2
+      ? isObject(settings)
+        ? jsonField(settings, 'Exceptions')
+        : undefined
+      : jsonField(policy, 'ExceptionList');
+  return { enabled: true, exceptions: strings(exceptions) };
 }
 
 /**

@@ -9,7 +9,7 @@ describe('Windows CNI config edits', () => {
   const win1 = plan.nodes.find((n) => n.name === 'win1')!;
   const generated = windowsCniConfig(plan, win1);
 
-  it('drops one CIDR from the v1 OutBoundNAT ExceptionList and leaves the input alone', () => {
+  it('drops one CIDR from the v2 OutBoundNAT Settings.Exceptions and leaves the input alone', () => {
     const before = JSON.stringify(generated);
     const edited = editWindowsCni(
       generated,
@@ -20,13 +20,18 @@ describe('Windows CNI config edits', () => {
     expect(JSON.stringify(generated)).to.equal(before);
   });
 
-  it('drops it from a v2 Settings.Exceptions list too', () => {
-    const v2 = {
-      policies: [
-        { Type: 'OutBoundNAT', Settings: { Exceptions: ['10.244.0.0/16', '10.96.0.0/12'] } },
-      ],
+  it('drops it from a v1 ExceptionList in a config that asks for the v1 API', () => {
+    const v1 = {
+      delegate: {
+        policies: [
+          {
+            Name: 'EndpointPolicy',
+            Value: { Type: 'OutBoundNAT', ExceptionList: ['10.244.0.0/16', '10.96.0.0/12'] },
+          },
+        ],
+      },
     };
-    const edited = editWindowsCni(v2, { kind: 'drop-exception', cidr: '10.244.0.0/16' }, 'win1');
+    const edited = editWindowsCni(v1, { kind: 'drop-exception', cidr: '10.244.0.0/16' }, 'win1');
     expect(outboundNat(edited).exceptions).to.deep.equal(['10.96.0.0/12']);
   });
 

@@ -1,4 +1,5 @@
-/** Pure edits of a Windows CNI config read back from a node (v1 `Value` or v2 `Settings` policies). */
+/** Pure edits of a Windows CNI config read back from a node (v2 `Settings` or v1 policies). */
+import { hnsApiVersion, jsonField, policyBodies } from '../cni/windows-cni-config.ts';
 import { FaultError } from './fault-error.ts';
 import type { CniEdit } from './fault-definition.ts';
 
@@ -10,27 +11,26 @@ function isObject(value: unknown): value is Json {
 
 /** Every OutBoundNAT policy body in the config, wherever the plugin keeps its policies. */
 function outboundNatPolicies(config: Json): Json[] {
-  const holders = [config, ...(isObject(config.delegate) ? [config.delegate] : [])];
-  return holders
-    .flatMap((h) => [h.policies, h.AdditionalArgs])
-    .flatMap((list) => (Array.isArray(list) ? list.filter(isObject) : []))
-    .map((p) => (isObject(p.Value) ? p.Value : p))
-    .filter((p) => String(p.Type).toLowerCase() === 'outboundnat');
+  return policyBodies(config).filter(
+    (p) => String(jsonField(p, 'Type')).toLowerCase() === 'outboundnat',
+  );
+}
+
+/** The object and key of a policy's exception list in the API the config asks for. */
+function exceptionList(config: Json, policy: Json): [Json, string] | undefined {
+  if (hnsApiVersion(config) === 1) return [policy, 'ExceptionList'];
+  const settings = jsonField(policy, 'Settings');
+  return isObject(settings) ? [settings, 'Exceptions'] : undefined;
 }
 
 function dropException(config: Json, cidr: string, node: string): void {
   let dropped = false;
   for (const policy of outboundNatPolicies(config)) {
-    const settings = isObject(policy.Settings) ? policy.Settings : undefined;
-    for (const [holder, key] of [
-      [policy, 'ExceptionList'],
-      [settings, 'Exceptions'],
-    ] as const) {
-      const list = holder?.[key];
-      if (holder === undefined || !Array.isArray(list) || !list.includes(cidr)) continue;
-      holder[key] = list.filter((e) => e !== cidr);
-      dropped = true;
-    }
+    const [holder, key] = exceptionList(config, policy) ?? [{}, ''];
+    const list = holder[key];
+    if (!Array.isArray(list) || !list.includes(cidr)) continue;
+    holder[key] = list.filter((e) => e !== cidr);
+    dropped = true;
   }
   if (!dropped) {
     throw new FaultError(`node ${node}: the OutBoundNAT ExceptionList has no ${cidr} to drop`, {

@@ -15,8 +15,10 @@ export interface Artifact {
   what: string;
   /** Where to get it when staging, for a person. */
   from: string;
-  /** The one address that serves exactly this file: what a node without a cache downloads. */
+  /** The address that serves exactly this file: what a node without a cache downloads. */
   url?: string;
+  /** Further addresses serving the same file, tried in order when `url` fails. */
+  mirrors?: readonly string[];
   /** An archive's member the installing script takes out (`nssm-2.24/win64/nssm.exe`). */
   member?: string;
 }
@@ -44,6 +46,9 @@ export function debianPackages(v: ComponentVersions): string[] {
 }
 
 const DL_K8S = 'https://dl.k8s.io/release';
+/** The nssm 2.24 zip on the mirror sig-windows-tools' PrepareNode.ps1 downloads it from. */
+export const NSSM_MIRROR =
+  'https://k8stestinfrabinaries.blob.core.windows.net/nssm-mirror/nssm-2.24.zip';
 const GITHUB = 'https://github.com';
 
 /** Upstream's containerd release for `os`: always on Windows, on Linux only for a pinned version. */
@@ -193,13 +198,20 @@ export function windowsImages(v: ComponentVersions): string[] {
 function windowsFiles(v: ComponentVersions): Artifact[] {
   const k = v.kubernetes;
   /** A file one URL serves as it is, saved under `path`. */
-  const file = (path: string, what: string, url: string, member?: string): Artifact => ({
+  const file = (
+    path: string,
+    what: string,
+    url: string,
+    member?: string,
+    mirrors?: readonly string[],
+  ): Artifact => ({
     kind: 'file',
     path,
     what,
     from: member === undefined ? url : `${url} (the script takes ${member} out of it)`,
     url,
     ...(member === undefined ? {} : { member }),
+    ...(mirrors === undefined ? {} : { mirrors }),
   });
   const bins = ['kubelet', 'kubeadm', 'kubectl', 'kube-proxy'].map((bin) =>
     file(
@@ -239,6 +251,8 @@ function windowsFiles(v: ComponentVersions): Artifact[] {
       'nssm 2.24 (runs kubelet as a service)',
       'https://nssm.cc/release/nssm-2.24.zip',
       'nssm-2.24/win64/nssm.exe',
+      // nssm.cc is often unreachable; sig-windows-tools downloads the same zip from its mirror.
+      [NSSM_MIRROR],
     ),
     ...images,
   ];

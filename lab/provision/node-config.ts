@@ -171,8 +171,9 @@ export function windowsNodeJson(
     HL_ARTIFACT_NSSM: nssm.path,
     HL_NSSM_MEMBER: nssm.member ?? '',
     HL_IMAGE_TARBALLS: imageTarballs.join(' '),
+    // Each file's downloads, in the order the script tries them.
     HL_UPSTREAM: Object.fromEntries(
-      files.flatMap((f) => (f.url === undefined ? [] : [[f.path, f.url]])),
+      files.flatMap((f) => (f.url === undefined ? [] : [[f.path, [f.url, ...(f.mirrors ?? [])]]])),
     ),
   };
   return `${JSON.stringify(values, null, 2)}\n`;

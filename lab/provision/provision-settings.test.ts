@@ -8,6 +8,9 @@ import { TESTDATA } from '../testing/golden.ts';
 import { caCertHash, newBootstrapToken } from './join-secrets.ts';
 import { provisionSettingsFromText, provisionSettingsOf } from './provision-settings.ts';
 import { missing, skipTest } from '../testing/skip.ts';
+import { LINUX_ONLY_IMAGE_PREFIX } from '../plan/windows-checks.ts';
+import { agnhostImagesOf } from '../spec/kubeadm-spec-schema.ts';
+import { REPO_ROOT } from '../testing/windows-scripts.ts';
 
 describe('provision settings (spec fields artifacts, kubeadm)', () => {
   it("defaults to no cache, CoreDNS, the version's registry and 3 attempts", () => {
@@ -27,15 +30,18 @@ describe('provision settings (spec fields artifacts, kubeadm)', () => {
     ).to.deep.equal({ kind: 'url', url: 'http://mirror.lab/k8s' });
   });
 
-  it('accepts the artifact-cache example of docs/kubeadm.md, whose containerd pin covers both OSes', () => {
-    const settings = provisionSettingsFromText(
-      'artifacts: { dir: ./artifacts }\nkubeadm: { versions: { containerd: v1.7.22 }, imageRepository: registry.example/k8s }\n',
-      'lab.yaml',
-      '/srv/lab',
-    );
+  it('accepts the artifact-cache example of docs/kubeadm.md, whose containerd pin covers both OSes and which names an agnhost image for its Windows node', () => {
+    const doc = readFileSync(join(REPO_ROOT, 'docs/kubeadm.md'), 'utf8');
+    const example = /## Artifact cache[\s\S]*?```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
+    const settings = provisionSettingsFromText(example, 'lab.yaml', '/srv/lab');
     expect(settings.artifacts).to.deep.equal({ kind: 'dir', dir: '/srv/lab/artifacts' });
     expect(settings.kubeadm.versions).to.deep.equal({ containerd: 'v1.7.22' });
     expect(settings.kubeadm.imageRepository).to.equal('registry.example/k8s');
+    // Offline, a Windows node imports its agnhost from the cache: the example must name one it can run.
+    expect(example).to.match(/os: windows/);
+    const windows = agnhostImagesOf(settings.kubeadm.agnhostImage).windows;
+    expect(windows, 'a Windows agnhost image').to.be.a('string');
+    expect(windows!.startsWith(LINUX_ONLY_IMAGE_PREFIX), windows).to.equal(false);
   });
 
   it('names the bad field and changes nothing', () => {

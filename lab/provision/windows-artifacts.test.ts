@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { planLab } from '../plan/plan-lab.ts';
 import { loadSpec } from '../spec/load-spec.ts';
 import { REPO_ROOT } from '../testing/windows-scripts.ts';
-import { artifactsFor } from './artifact-catalogue.ts';
+import { artifactsFor, NSSM_MIRROR } from './artifact-catalogue.ts';
 import { componentVersions } from './component-versions.ts';
 import { windowsNodeJson } from './node-config.ts';
 import { provisionSettingsOf } from './provision-settings.ts';
@@ -41,16 +41,19 @@ describe('Windows artifacts: files and archives (facts catalogue: archive-artifa
     const win = plan.nodes.find((n) => n.os === 'windows')!;
     const config = JSON.parse(
       windowsNodeJson(plan, win, versions, settings.artifacts, []),
-    ) as Record<string, unknown> & { HL_UPSTREAM: Record<string, string> };
+    ) as Record<string, unknown> & { HL_UPSTREAM: Record<string, string[]> };
     const scripts = windowsStepScripts();
     const catalogue = artifactsFor('windows', versions);
     const keys = Object.keys(config).filter((k) => k.startsWith('HL_ARTIFACT_'));
     expect(keys).to.include('HL_ARTIFACT_NSSM');
     for (const key of keys) {
       const rel = config[key] as string;
-      const url = config.HL_UPSTREAM[rel];
-      expect(url, `${key} (${rel}) has a download`).to.match(/^https:\/\/\S+$/);
-      expect(basename(new URL(url!).pathname), `${url} serves ${rel}`).to.equal(basename(rel));
+      const urls = config.HL_UPSTREAM[rel] ?? [];
+      expect(urls, `${key} (${rel}) has a download`).to.not.be.empty;
+      for (const url of urls) {
+        expect(url, `${key} (${rel})`).to.match(/^https:\/\/\S+$/);
+        expect(basename(new URL(url).pathname), `${url} serves ${rel}`).to.equal(basename(rel));
+      }
       const users = [...scripts].filter(([, text]) => text.includes(key));
       expect(users, `a step script uses ${key}`).to.not.be.empty;
       if (!ARCHIVE.test(rel)) continue;
@@ -63,6 +66,20 @@ describe('Windows artifacts: files and archives (facts catalogue: archive-artifa
         expect(text, `${script} takes ${memberKey} out of ${rel}`).to.include(memberKey);
       }
     }
+  });
+
+  it("nssm has a second download, sig-windows-tools' mirror, and Get-HlArtifact tries each address in turn", () => {
+    const plan = planLab(loadSpec('libvirt-hybrid', REPO_ROOT).spec);
+    const nssm = artifactsFor('windows', componentVersions(plan)).find((a) =>
+      a.path.startsWith('nssm/'),
+    )!;
+    expect(nssm.url).to.match(/^https:\/\/nssm\.cc\//);
+    expect(nssm.mirrors).to.deep.equal([NSSM_MIRROR]);
+    const common = readFileSync(join(SCRIPTS_DIR, 'windows', 'common.ps1'), 'utf8');
+    const getArtifact = /function Get-HlArtifact[\s\S]*?\n\}/.exec(common)![0];
+    expect(getArtifact).to.match(
+      /foreach \(\$url in \$urls\)[\s\S]*try \{[\s\S]*Invoke-WebRequest/,
+    );
   });
 
   it('an artifact that names a member is an archive, and a file that is one says so', () => {

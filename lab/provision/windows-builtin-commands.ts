@@ -70,6 +70,11 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
     doc: `${learn}/powershell/module/microsoft.powershell.core/foreach-object?view=powershell-5.1`,
   },
   {
+    name: 'Get-Command',
+    module: 'Microsoft.PowerShell.Core',
+    doc: `${learn}/powershell/module/microsoft.powershell.core/get-command?view=powershell-5.1`,
+  },
+  {
     name: 'Out-Null',
     module: 'Microsoft.PowerShell.Core',
     doc: `${learn}/powershell/module/microsoft.powershell.core/out-null?view=powershell-5.1`,
@@ -169,6 +174,17 @@ export const WINDOWS_BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
       doc: `${learn}/powershell/module/nettcpip/${name.toLowerCase()}?view=windowsserver2022-ps`,
     }),
   ),
+  ...[
+    'Get-ScheduledTask',
+    'New-ScheduledTaskAction',
+    'New-ScheduledTaskPrincipal',
+    'New-ScheduledTaskTrigger',
+    'Register-ScheduledTask',
+  ].map((name) => ({
+    name,
+    module: 'ScheduledTasks',
+    doc: `${learn}/powershell/module/scheduledtasks/${name.toLowerCase()}?view=windowsserver2022-ps`,
+  })),
   ...['Get-NetConnectionProfile', 'Set-NetConnectionProfile'].map((name) => ({
     name,
     module: 'NetConnection',

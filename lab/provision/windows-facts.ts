@@ -12,12 +12,18 @@ import {
   type WindowsVersionFloor,
 } from '../plan/windows-checks.ts';
 import { MAX_CAPTURE_ADDRESSES } from '../cluster/windows-path-evidence.ts';
-import { AGNHOST_WINDOWS } from './windows-image-commands.ts';
+import { WINDOWS_PLATFORM_FACTS } from './windows-platform-facts.ts';
+import { AGNHOST_WINDOWS, AGNHOST_WINDOWS_POWERSHELL } from './windows-image-commands.ts';
 
 /** cmd.exe takes command lines of at most 8191 characters (Learn, "Command prompt line string limitation"). */
 export const HOSTPROCESS_EXEC_LINE_LIMIT = 8191;
 /** CreateProcess takes command lines of at most 32767 characters (Learn, CreateProcessW). */
 export const CREATE_PROCESS_LINE_LIMIT = 32767;
+/**
+ * Where hcsshim puts a HostProcess container's files (jobcontainers/storage.go): C:\\hpc\\ where
+ * the host binds files (Windows Server 2022), else C:\\hpc\\<container id>\\.
+ */
+export const HCSSHIM_ROOTFS_LOCATIONS = ['C:\\hpc\\', 'C:\\hpc\\<containerID>\\'] as const;
 /** The VXLAN port pktmon's `-e` matches without one given (Learn, "pktmon filter add"). */
 export const PKTMON_DEFAULT_VXLAN_PORT = 4789;
 
@@ -79,7 +85,7 @@ function floorValues(fact: string): Record<string, string> {
   return { 'Kubernetes floor': floor.since, 'the planner names it': floor.feature };
 }
 
-export const WINDOWS_FACTS: readonly WindowsFact[] = [
+const CORE_FACTS: readonly WindowsFact[] = [
   {
     id: 'openssh-powershell-exit-code',
     fact: "Windows OpenSSH runs a remote command with its DefaultShell's command switch: with Windows PowerShell 5.1 as DefaultShell, `powershell.exe -c LINE`. Under -Command the process exits 0 or 1 from the last statement's success, so an external program's exit code other than 0 or 1 becomes 1 unless the line ends with `exit $LASTEXITCODE`; $LASTEXITCODE keeps its earlier value when no program ran.",
@@ -206,8 +212,8 @@ export const WINDOWS_FACTS: readonly WindowsFact[] = [
     id: 'hostprocess-sandbox-path',
     fact: "A HostProcess container runs on the host and finds its image's files, and its volumes, under $env:CONTAINER_SANDBOX_MOUNT_POINT (containerd 1.6 puts volumes only there; where the host has bind filter support hcsshim binds them at their mountPath and there too). hcsshim replaces the text `%CONTAINER_SANDBOX_MOUNT_POINT%` and `$env:CONTAINER_SANDBOX_MOUNT_POINT` in a process's command line with that folder before it starts it.",
     soTheCode:
-      "Start scripts read their ConfigMaps and service account token, and the host-network netexec its agnhost, through that folder, which works with both containerd versions; in a container's command line the variable stands only inside double quotes, where the replaced path is still one string.",
-    sources: [HOSTPROCESS_PAGE, `${HCSSHIM_JOB}/jobcontainer.go`],
+      "Start scripts read their ConfigMaps and service account token, and the host-network netexec its agnhost, through that folder, which works with both containerd versions. In a container's command line the variable either starts a whole path argument (the DaemonSets' -File script: hcsshim's folder has no space, so the replaced path stays one argument) or stands inside double quotes of a -Command script, where the replaced path is one string.",
+    sources: [HOSTPROCESS_PAGE, `${HCSSHIM_JOB}/jobcontainer.go`, `${HCSSHIM_JOB}/storage.go`],
     reliedOnBy: [
       'manifests/suite/host-netexec-pod-windows.yaml',
       'manifests/windows/flannel-hostprocess.yaml',
@@ -216,7 +222,7 @@ export const WINDOWS_FACTS: readonly WindowsFact[] = [
     checkedBy: [
       {
         file: 'specs/drivers/kubernetes/windows-image-programs.test.ts',
-        test: 'a container command line names the sandbox folder only inside double quotes (hcsshim replaces the text)',
+        test: 'a container names the sandbox folder only as a whole path argument or inside double quotes of its script (hcsshim replaces the text)',
       },
       {
         file: 'lab/provision/windows-script-commands.test.ts',
@@ -260,9 +266,9 @@ export const WINDOWS_FACTS: readonly WindowsFact[] = [
   },
   {
     id: 'agnhost-windows-image',
-    fact: `The Windows agnhost image carries agnhost as C:\\agnhost (no extension; its entrypoint is /agnhost), and through its busybox base curl.exe, BIND's dig.exe and PowerShell 7 (pwsh.exe) on its PATH. ${AGNHOST_WINDOWS.unknown.map((u) => `${u.name}: not known to be there (${u.why.replace(/https:\/\/\S+/g, (url) => url.split('/').slice(-2).join('/'))})`).join('; ')}. CreateProcess runs an executable file given by full path whatever its extension.`,
+    fact: `The Windows agnhost image carries agnhost as C:\\agnhost (no extension; its entrypoint is /agnhost), and through its busybox base curl.exe, BIND's dig.exe and PowerShell ${AGNHOST_WINDOWS_POWERSHELL} (pwsh.exe, copied from e2eteam/powershell-helper:6.2.7: not PowerShell 7) on its PATH. ${AGNHOST_WINDOWS.unknown.map((u) => `${u.name}: not known to be there (${u.why.replace(/https:\/\/\S+/g, (url) => url.split('/').slice(-2).join('/'))})`).join('; ')}. CreateProcess runs an executable file given by full path whatever its extension.`,
     soTheCode:
-      "The driver's Windows probes run only programs the image is known to carry (ICMP through pwsh's .NET Ping, not ping.exe); the host-network netexec starts C:\\agnhost by full path through CreateProcess (ProcessStartInfo, UseShellExecute off).",
+      "The driver's Windows probes run only programs the image is known to carry (ICMP through pwsh's .NET Ping, not ping.exe), and their pwsh code uses no syntax newer than PowerShell 6.2; the host-network netexec starts C:\\agnhost by full path through CreateProcess (ProcessStartInfo, UseShellExecute off).",
     sources: [
       `${K8S}/test/images/agnhost/Dockerfile_windows`,
       `${K8S}/test/images/agnhost/BASEIMAGE`,
@@ -283,6 +289,10 @@ export const WINDOWS_FACTS: readonly WindowsFact[] = [
       {
         file: 'specs/drivers/kubernetes/windows-image-programs.test.ts',
         test: 'every probe the driver runs in a Windows agnhost pod starts a program the image is known to carry',
+      },
+      {
+        file: 'specs/drivers/kubernetes/windows-image-programs.test.ts',
+        test: `every pwsh command the driver runs in a Windows agnhost pod is PowerShell ${AGNHOST_WINDOWS_POWERSHELL} syntax (no PowerShell 7 operators)`,
       },
       {
         file: 'specs/drivers/kubernetes/windows-image-programs.test.ts',
@@ -470,3 +480,6 @@ export const WINDOWS_FACTS: readonly WindowsFact[] = [
     ],
   },
 ];
+
+/** Every fact: the rows above, then the platform's (windows-platform-facts.ts). */
+export const WINDOWS_FACTS: readonly WindowsFact[] = [...CORE_FACTS, ...WINDOWS_PLATFORM_FACTS];

@@ -10,6 +10,13 @@ const AGNHOST_DOCKERFILE = `${K8S}/test/images/agnhost/Dockerfile_windows`;
 const AGNHOST_BASEIMAGE = `${K8S}/test/images/agnhost/BASEIMAGE`;
 const BUSYBOX_DOCKERFILE = `${K8S}/test/images/busybox/Dockerfile_windows`;
 
+/**
+ * The PowerShell the Windows agnhost image carries: its busybox base copies it from
+ * `e2eteam/powershell-helper:6.2.7`. Syntax newer than 6.2 (`??`, `?.`, `&&`/`||` chains, the
+ * ternary operator, `ForEach-Object -Parallel`: PowerShell 7) does not parse there.
+ */
+export const AGNHOST_WINDOWS_POWERSHELL = '6.2.7';
+
 /** A program of an image, as the suite's commands name it. */
 export interface ImageProgram {
   /** `curl.exe` (found on the image's PATH), or `/agnhost` (a path in the image). */
@@ -30,7 +37,8 @@ export interface WindowsImage {
 
 /**
  * The Windows variant of agnhost (registry.k8s.io/e2e-test-images/agnhost): built FROM the e2e
- * busybox image (agnhost's BASEIMAGE), which adds curl, BIND's dig and PowerShell 7.
+ * busybox image (agnhost's BASEIMAGE), which adds curl, BIND's dig and PowerShell 6.2.7 (copied
+ * from its `e2eteam/powershell-helper:6.2.7` stage).
  */
 export const AGNHOST_WINDOWS: WindowsImage = {
   image: "the suite's agnhost image for Windows",
@@ -52,7 +60,7 @@ export const AGNHOST_WINDOWS: WindowsImage = {
     { name: 'dig.exe', path: 'C:\\dig\\dig.exe (on PATH)', sources: [BUSYBOX_DOCKERFILE] },
     {
       name: 'pwsh.exe',
-      path: 'C:\\Program Files\\PowerShell\\pwsh.exe (on PATH)',
+      path: `C:\\Program Files\\PowerShell\\pwsh.exe (PowerShell ${AGNHOST_WINDOWS_POWERSHELL}, on PATH)`,
       sources: [BUSYBOX_DOCKERFILE, AGNHOST_DOCKERFILE],
     },
   ],

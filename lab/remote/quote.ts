@@ -23,8 +23,16 @@ export const POWERSHELL_PROGRAM_LINE = {
   suffix: '; exit $LASTEXITCODE',
 } as const;
 
-/** One argument as the remote shell must see it: unchanged when plain, else single-quoted. */
+/**
+ * One argument as the remote shell must see it: unchanged when plain, else single-quoted. A double
+ * quote is refused for PowerShell: Windows PowerShell 5.1 hands it to a program unescaped, so the
+ * program would see other arguments (the facts catalogue's `openssh-powershell-double-quotes`).
+ */
 export function quoteArg(arg: string, flavour: ShellFlavour = 'posix'): string {
+  if (flavour === 'powershell' && arg.includes('"'))
+    throw new Error(
+      `cannot send ${arg} to a Windows node: a double quote does not reach a program intact through OpenSSH's Windows PowerShell shell; use single quotes`,
+    );
   if (PLAIN[flavour].test(arg)) return arg;
   return flavour === 'posix' ? `'${arg.replace(/'/g, `'\\''`)}'` : `'${arg.replace(/'/g, "''")}'`;
 }

@@ -32,6 +32,11 @@ describe('remote: quoting', function () {
     expect(quoteArg('@args', 'powershell')).to.equal(`'@args'`);
   });
 
+  it('refuses a double quote for a Windows node, whose Windows PowerShell passes it on unescaped', () => {
+    expect(() => quoteArg('say "hi"', 'powershell')).to.throw(/double quote .* single quotes/);
+    expect(quoteArg('say "hi"')).to.equal(`'say "hi"'`);
+  });
+
   it("a Windows program's exit code survives OpenSSH's PowerShell DefaultShell (powershell -c)", function () {
     const script = [
       'powershell',

@@ -198,6 +198,7 @@ describe('vagrant/bin virsh wrappers (against a stand-in virsh)', function () {
       'packer',
       [
         'validate',
+        '-var-file=devices.json',
         '-var',
         'iso_url=file:///nonexistent.iso',
         '-var',

@@ -241,8 +241,10 @@ describe('netns provider: hybrid dataplane with real packets', function () {
       it('a Windows CNI config without the pod CIDR in ExceptionList SNATs Windows pod→pod to the node IP', async () => {
         const good = windowsCniConfig(plan, node.win1!);
         const broken = structuredClone(good);
-        const nat = broken.delegate.policies[0]!.Value as { ExceptionList: string[] };
-        nat.ExceptionList = nat.ExceptionList.filter((c) => c !== plan.kubernetes.podCIDR);
+        const nat = broken.delegate.policies[0]!.value as { Settings: { Exceptions: string[] } };
+        nat.Settings.Exceptions = nat.Settings.Exceptions.filter(
+          (c) => c !== plan.kubernetes.podCIDR,
+        );
         await lab.cluster.setWindowsCniConfig('win1', broken);
         try {
           expect(sourceIp(await probe('win1', 'http', `http://${ip.lin1}:8080/clientip`))).to.equal(
@@ -262,8 +264,10 @@ describe('netns provider: hybrid dataplane with real packets', function () {
       it('without the service CIDR in ExceptionList, Windows pod→Service is judged by the service IP and SNATed', async () => {
         const good = windowsCniConfig(plan, node.win2!);
         const broken = structuredClone(good);
-        const nat = broken.delegate.policies[0]!.Value as { ExceptionList: string[] };
-        nat.ExceptionList = nat.ExceptionList.filter((c) => c !== plan.kubernetes.serviceCIDR);
+        const nat = broken.delegate.policies[0]!.value as { Settings: { Exceptions: string[] } };
+        nat.Settings.Exceptions = nat.Settings.Exceptions.filter(
+          (c) => c !== plan.kubernetes.serviceCIDR,
+        );
         await lab.cluster.setWindowsCniConfig('win2', broken);
         try {
           expect(

@@ -9,7 +9,7 @@ import { ran } from '../../testing/agnhost-probe-fixtures.ts';
 describe('agnhost probe mapping (command per request kind, output → ProbeReply)', () => {
   describe('icmp (ping)', () => {
     const icmp: ProbeRequest = { kind: 'icmp', host: '10.244.2.7' };
-    it("pings once with iputils' ping on Linux, PowerShell 7's .NET Ping on Windows, within the budget", () => {
+    it("pings once with iputils' ping on Linux, PowerShell's .NET Ping on Windows, within the budget", () => {
       expect(probeCommand('linux', icmp, 2500)).to.deep.equal([
         'ping',
         '-n',

@@ -14,8 +14,8 @@
  * - tcp → `/agnhost connect --timeout=<ms>ms HOST:PORT`: prints TIMEOUT, REFUSED, DNS: or OTHER:.
  * - icmp → one echo request. Linux: iputils `ping -n -c 1` (the project's agnhost image carries
  *   it), read by ping-output.mjs. Windows: nothing shows the Windows agnhost image carries ping.exe
- *   (lab/provision/windows-image-commands.ts), but it carries PowerShell 7, whose .NET Ping sends
- *   one echo request and prints the reply's IPStatus and source address (the peer).
+ *   (lab/provision/windows-image-commands.ts), but it carries PowerShell 6.2.7, whose .NET Ping
+ *   sends one echo request and prints the reply's IPStatus and source address (the peer).
  * - dns-tcp → one A query over TCP to the pod's own nameserver, no search list. Linux: a bash
  *   script (`/dev/tcp`, dd, od; bounded by `timeout`) reads the first nameserver of resolv.conf,
  *   sends the query this driver built (dns-wire.mjs) and prints the reply's bytes in hex, which

@@ -7,9 +7,14 @@ import { isIP } from 'node:net';
 import { expect } from 'chai';
 import {
   CREATE_PROCESS_LINE_LIMIT,
+  HCSSHIM_ROOTFS_LOCATIONS,
   HOSTPROCESS_EXEC_LINE_LIMIT,
 } from '../../../lab/provision/windows-facts.ts';
-import { AGNHOST_WINDOWS } from '../../../lab/provision/windows-image-commands.ts';
+import { windowsContainers } from '../../../lab/testing/windows-scripts.ts';
+import {
+  AGNHOST_WINDOWS,
+  AGNHOST_WINDOWS_POWERSHELL,
+} from '../../../lab/provision/windows-image-commands.ts';
 import {
   hostProcessExecLine,
   unquotedCmdMetacharacters,
@@ -72,6 +77,21 @@ describe('Windows agnhost image: what the suite runs in it (facts catalogue)', (
     }
   });
 
+  it(`every pwsh command the driver runs in a Windows agnhost pod is PowerShell ${AGNHOST_WINDOWS_POWERSHELL} syntax (no PowerShell 7 operators)`, () => {
+    let pwsh = 0;
+    for (const request of EVERY_REQUEST) {
+      const argv = probeCommand('windows', request, 3000);
+      if (argv[0]!.toLowerCase() !== 'pwsh.exe') continue;
+      pwsh++;
+      const script = argv[argv.findIndex((a) => /^-command$/i.test(a)) + 1] ?? '';
+      // Outside single-quoted strings: ?? and ??=, ?. and ?[, && and ||, the ternary, -Parallel.
+      const code = script.replace(/'[^']*'/g, "''");
+      for (const ps7 of [/\?\?/, /\?\.|\?\[/, /&&|\|\|/, /\s\?\s[^:]*\s:\s/, /-Parallel\b/i])
+        expect(ps7.test(code), `${request.kind}: ${script} uses ${String(ps7)}`).to.equal(false);
+    }
+    expect(pwsh, 'the ICMP probe runs pwsh').to.be.greaterThan(0);
+  });
+
   it('every image file a Windows container of the suite starts is one the image carries, started by path', () => {
     const manifests = renderSuiteManifests(INPUT);
     const containers = [...manifests.pods, ...manifests.hostNetwork].flatMap(
@@ -98,19 +118,37 @@ describe('Windows agnhost image: what the suite runs in it (facts catalogue)', (
     );
   });
 
-  it('a container command line names the sandbox folder only inside double quotes (hcsshim replaces the text)', () => {
+  it('a container names the sandbox folder only as a whole path argument or inside double quotes of its script (hcsshim replaces the text)', () => {
     const manifests = renderSuiteManifests(INPUT);
-    for (const pod of [...manifests.pods, ...manifests.hostNetwork]) {
-      for (const arg of pod.spec!.containers.flatMap((c) => [
-        ...(c.command ?? []),
-        ...(c.args ?? []),
-      ])) {
-        for (const match of arg.matchAll(/\$env:CONTAINER_SANDBOX_MOUNT_POINT/g)) {
-          const before = arg.slice(0, match.index).split('"').length - 1;
-          expect(before % 2, `${pod.metadata?.name}: ${arg}`).to.equal(1);
+    const argvs = [
+      ...[...manifests.pods, ...manifests.hostNetwork].flatMap((pod) =>
+        pod.spec!.containers.map((c) => ({
+          origin: `${pod.metadata?.name} ${c.name}`,
+          argv: [...(c.command ?? []), ...(c.args ?? [])],
+        })),
+      ),
+      // The HostProcess DaemonSets (flannel, kube-proxy) and the other Windows pods of manifests/.
+      ...windowsContainers(),
+    ];
+    let seen = 0;
+    for (const { origin, argv } of argvs) {
+      for (const arg of argv) {
+        for (const match of arg.matchAll(
+          /\$env:CONTAINER_SANDBOX_MOUNT_POINT|%CONTAINER_SANDBOX_MOUNT_POINT%/g,
+        )) {
+          seen++;
+          // The folder hcsshim puts there (C:\hpc, or C:\hpc\<id>) has no space: a path argument
+          // that starts with it stays one argument; inside a script it must be a quoted string.
+          const wholePath = match.index === 0 && /^\S+$/.test(arg) && !arg.includes('"');
+          const quoted = arg.slice(0, match.index).split('"').length % 2 === 0;
+          expect(wholePath || quoted, `${origin}: ${arg}`).to.equal(true);
         }
       }
     }
+    expect(seen, 'the DaemonSets and the host-network netexec name the folder').to.be.greaterThan(
+      2,
+    );
+    expect(HCSSHIM_ROOTFS_LOCATIONS.every((l) => !/\s/.test(l))).to.equal(true);
   });
 
   it('every exec the driver builds for a Windows pod fits the command line its container takes', () => {

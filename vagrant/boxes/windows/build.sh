@@ -26,7 +26,8 @@ done
 [ -n "$pubkey" ] || die "Vagrant's insecure public key (keys/vagrant.pub) not found"
 
 cd "$HERE"
-packer build -var "iso_url=file://$iso" -var "iso_checksum=$checksum" -var "vagrant_pubkey=$pubkey" \
+# devices.json: the disk bus and NIC the box is installed on, which the lab's Vagrantfile boots it on.
+packer build -var-file=devices.json -var "iso_url=file://$iso" -var "iso_checksum=$checksum" -var "vagrant_pubkey=$pubkey" \
   windows-2022.json
 vagrant box add --force --name "$BOX_NAME" windows-2022-libvirt.box
 echo "windows box: added $BOX_NAME"

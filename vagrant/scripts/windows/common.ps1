@@ -30,22 +30,26 @@ function Get-HlMissingMessage([string]$Rel) {
 }
 
 # The local path of a cache file: downloaded first from the cache URL (or, without a cache, from
-# upstream); fails naming the file when it is nowhere.
+# upstream, each of its addresses in turn); fails naming the file when it is nowhere.
 function Get-HlArtifact([string]$Rel) {
     $path = Join-Path $Hl.HL_ARTIFACTS_DIR ($Rel -replace '/', '\')
     if ((Test-Path $path) -and (Get-Item $path).Length -gt 0) { return $path }
-    $url = $null
-    if ($Hl.HL_ARTIFACTS_SOURCE -eq 'url') { $url = "$($Hl.HL_ARTIFACTS_URL)/$Rel" }
-    elseif ($Hl.HL_ARTIFACTS_SOURCE -eq 'none') {
-        $upstream = $Hl.HL_UPSTREAM.$Rel
-        if ($upstream -match '^https?://\S+$') { $url = $upstream }
+    $urls = @()
+    if ($Hl.HL_ARTIFACTS_SOURCE -eq 'url') { $urls = @("$($Hl.HL_ARTIFACTS_URL)/$Rel") }
+    elseif ($Hl.HL_ARTIFACTS_SOURCE -eq 'none' -and $Hl.HL_UPSTREAM.PSObject.Properties[$Rel]) {
+        $urls = @($Hl.HL_UPSTREAM.$Rel | Where-Object { $_ -match '^https?://\S+$' })
     }
-    if ($null -ne $url) {
+    $failures = @()
+    foreach ($url in $urls) {
         New-Item -ItemType Directory -Force -Path (Split-Path $path) | Out-Null
-        Invoke-WebRequest -UseBasicParsing -Uri $url -OutFile "$path.part"
-        Move-Item -Force "$path.part" $path
-        return $path
+        try {
+            Invoke-WebRequest -UseBasicParsing -Uri $url -OutFile "$path.part"
+            Move-Item -Force "$path.part" $path
+            return $path
+        }
+        catch { $failures += "$url ($($_.Exception.Message))" }
     }
+    if ($failures.Count -gt 0) { Stop-Hl "cannot download $Rel from $($failures -join '; ')" $HlExitTransient }
     Stop-Hl (Get-HlMissingMessage $Rel) $HlExitMissing
 }
 
@@ -83,6 +87,14 @@ function Start-HlDependent([string[]]$Names) {
             Write-HlChanged "service $name started again"
         }
     }
+}
+
+# This process's PATH from the Machine and User PATH as they are now. The in-box OpenSSH of Windows
+# Server 2022 (8.1) gives a session the environment sshd started with (Win32-OpenSSH#1329), so a
+# folder an earlier session added to the Machine PATH is not on this one's.
+function Update-HlSessionPath {
+    $env:Path = (@('Machine', 'User') | ForEach-Object { [Environment]::GetEnvironmentVariable('Path', $_) } |
+            Where-Object { $_ }) -join ';'
 }
 
 # Adds a folder to the machine PATH once.

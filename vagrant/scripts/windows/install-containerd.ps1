@@ -13,6 +13,12 @@ $have = ''
 # kubelet depends on containerd once install-kubernetes.ps1 ran: a forced stop takes it down too.
 $dependents = @()
 if (Test-Path $exe) { $have = ((& $exe --version) -split ' ')[2] -replace '^v', '' }
+# A joined node's pods hold containerd's runhcs shim (containerd-shim-runhcs-v1.exe, a running
+# executable Windows will not let tar.exe overwrite), and stopping containerd leaves the shims
+# running: another pin on a joined node is refused, naming the way out.
+if ($have -ne '' -and $have -ne $want -and (Test-Path 'C:\etc\kubernetes\kubelet.conf')) {
+    Stop-Hl "containerd $have runs this joined node's pods and the lab now pins $want: its runhcs shim is in use and cannot be replaced in place. Keep kubeadm.versions.containerd at $have, or recreate the node (lab down, then lab up) to change it."
+}
 if ($have -ne $want) {
     $archive = Get-HlArtifact $Hl.HL_ARTIFACT_CONTAINERD
     if (Get-Service containerd -ErrorAction SilentlyContinue) {

@@ -6,6 +6,13 @@ if (Test-Path 'C:\etc\kubernetes\kubelet.conf') {
     Write-HlOk 'already joined'
     exit 0
 }
+# kubeadm's preflight runs `kubelet --version` by name: C:\k (install-kubernetes.ps1 put it on the
+# Machine PATH in an earlier session) must be on this process's PATH.
+Update-HlSessionPath
+$kubelet = Get-Command kubelet.exe -ErrorAction SilentlyContinue
+if ($null -eq $kubelet -or $kubelet.Source -ne 'C:\k\kubelet.exe') {
+    Stop-Hl 'kubelet.exe is not C:\k\kubelet.exe on the Machine PATH; run install-kubernetes.ps1 (lab provision) first'
+}
 $token = [Console]::In.ReadLine()
 $caHash = [Console]::In.ReadLine()
 if ($token -notmatch '^[a-z0-9]{6}\.[a-z0-9]{16}$') { Stop-Hl 'no bootstrap token on standard input' }
