@@ -7,7 +7,7 @@ import { driverFixture } from '../../testing/kube-driver-fixture.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './kubernetes-driver.ts';
-import { V1Namespace, V1Pod } from '@kubernetes/client-node';
+import { V1Namespace, V1Pod, V1Taint } from '@kubernetes/client-node';
 import {
   cordoned,
   FAILING_PODS,
@@ -49,7 +49,26 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     });
   });
 
-  it('checkReady names exactly the nodes that are not Ready or are cordoned', async () => {
+  it('opens with a cordoned and a NotReady node left out, and checkReady does not refuse the run for them', async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    core.nodes = [
+      NODES.cp1(),
+      cordoned(NODES.lin1()),
+      withReady(
+        NODES.win1(),
+        readyCondition('Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.'),
+      ),
+    ];
+    const driver = await KubernetesDriver.open(kubeconfig, facts, options);
+    expect(driver.nodes.map((n) => n.name)).to.deep.equal(['cp1']);
+    expect(driver.leftOut.map((l) => `${l.node.name} ${l.why}`)).to.deep.equal([
+      'lin1 is cordoned (spec.unschedulable; kubectl uncordon lin1 to use it)',
+      'win1 is not Ready (Ready=Unknown: NodeStatusUnknown: Kubelet stopped posting node status.)',
+    ]);
+    await driver.checkReady();
+  });
+
+  it('checkReady names exactly the planned nodes that have become unusable since', async () => {
     const { kubeconfig, facts, core, options } = driverFixture();
     const driver = await KubernetesDriver.open(kubeconfig, facts, options);
     await driver.checkReady();
@@ -64,11 +83,45 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     const error = await driver.checkReady().catch((e: unknown) => e);
     expect(error).to.be.instanceOf(InfrastructureError);
     const message = (error as Error).message;
-    expect(message).to.contain('lin1 (cordoned');
+    expect(message).to.contain('lin1 is cordoned');
     expect(message).to.contain(
-      'win1 (Ready=Unknown (NodeStatusUnknown: Kubelet stopped posting node status.))',
+      'win1 is not Ready (Ready=Unknown: NodeStatusUnknown: Kubelet stopped posting node status.)',
     );
     expect(message).not.to.contain('cp1');
+  });
+
+  it("gives every pod it creates the TOLERATIONS and the pull secret, beside each OS's own tolerations", async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    const tainted = NODES.lin1();
+    tainted.spec!.taints = [
+      recorded(V1Taint, { key: 'CriticalAddonsOnly', value: 'true', effect: 'NoSchedule' }),
+    ];
+    core.nodes = [NODES.cp1(), tainted, NODES.win1()];
+    const settings = {
+      ...options.settings!,
+      tolerations: [
+        {
+          key: 'CriticalAddonsOnly',
+          operator: 'Equal' as const,
+          value: 'true',
+          effect: 'NoSchedule' as const,
+        },
+      ],
+      imagePullSecret: { namespace: 'default', name: 'regcred' },
+    };
+    const driver = await KubernetesDriver.open(kubeconfig, facts, { ...options, settings });
+    expect(driver.nodes.map((n) => n.name)).to.deep.equal(['cp1', 'lin1', 'win1']);
+    try {
+      await driver.deploy('20250101-tol', podNames(driver.nodes));
+      expect(core.pods).not.to.be.empty;
+      for (const pod of core.pods) {
+        const keys = pod.spec?.tolerations?.map((t) => `${t.key}=${t.value ?? ''}`);
+        expect(keys, pod.metadata?.name).to.include('CriticalAddonsOnly=true');
+        expect(pod.spec?.imagePullSecrets, pod.metadata?.name).to.deep.equal([{ name: 'regcred' }]);
+      }
+    } finally {
+      await driver.cleanup();
+    }
   });
 
   it('deploys the rendered manifests, waits for Ready, and reports the workloads', async () => {
@@ -116,10 +169,10 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
         'kubernetes.io/os': 'windows',
         'kubernetes.io/hostname': 'win1',
       });
-      expect(win.spec?.tolerations?.map((t) => t.key)).to.deep.equal([
-        'node-role.kubernetes.io/control-plane',
-        'node-role.kubernetes.io/master',
-        'os',
+      // Windows pods tolerate the Windows taints, as sig-windows and OpenShift spell them.
+      expect(win.spec?.tolerations?.map((t) => `${t.key}=${t.value ?? ''}`)).to.deep.equal([
+        'os=windows',
+        'os=Windows',
       ]);
       expect(win.spec?.containers[0]?.image).to.equal('mirror.local:5000/e2e/agnhost:2.52');
       expect(core.services.map((s) => s.metadata?.name)).to.deep.equal([

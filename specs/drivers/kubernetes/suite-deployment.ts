@@ -34,13 +34,14 @@ import {
   podHostname,
   renderNetexecPod,
   renderSuiteManifests,
+  type PodExtras,
   type PodToRender,
 } from './suite-manifests.ts';
 import { CHURN_APP } from '../../model/churn.ts';
 import { renderFeatureManifests } from './feature-manifests.ts';
 import { deployedFeatures } from './feature-services.ts';
 
-export interface DeploymentSettings {
+export interface DeploymentSettings extends PodExtras {
   namespace: string;
   runId: string;
   lab: string;
