@@ -1,7 +1,9 @@
 /** The slices of the Kubernetes API the driver uses; unit tests pass fakes of exactly these. */
+import type { AccessReviewer } from '../../../lab/providers/existing/access-review.ts';
 import type { Readable, Writable } from 'node:stream';
 import {
   ApiException,
+  AuthorizationV1Api,
   CoreV1Api,
   Exec,
   KubeConfig,
@@ -24,8 +26,11 @@ export type CoreClient = Pick<
   | 'readNamespacedServiceAccount'
   | 'readNamespacedEndpoints'
   | 'createNamespacedEndpoints'
+  | 'readNamespacedSecret'
+  | 'createNamespacedSecret'
 >;
 export type VersionClient = Pick<VersionApi, 'getCode'>;
+export type { AccessReviewer } from '../../../lab/providers/existing/access-review.ts';
 
 /** The part of the exec websocket the driver touches. */
 export interface ExecSocket {
@@ -65,6 +70,8 @@ export interface KubeClients {
   core: CoreClient;
   version: VersionClient;
   exec: ExecClient;
+  /** SelfSubjectAccessReviews: the preflight on clusters the harness did not make. */
+  authorization?: AccessReviewer;
   /** Absent in tests that do not reach it. */
   overTime?: OverTimeClient;
 }
@@ -83,6 +90,7 @@ export function makeClients(config: KubeConfig, injected: Partial<KubeClients> =
     core: injected.core ?? config.makeApiClient(CoreV1Api),
     version: injected.version ?? config.makeApiClient(VersionApi),
     exec: injected.exec ?? new Exec(config),
+    authorization: injected.authorization ?? config.makeApiClient(AuthorizationV1Api),
     overTime: injected.overTime ?? config.makeApiClient(CoreV1Api),
   };
 }

@@ -7,7 +7,7 @@ import { driverFixture } from '../../testing/kube-driver-fixture.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './kubernetes-driver.ts';
-import { V1Namespace, V1Pod, V1Taint } from '@kubernetes/client-node';
+import { V1Namespace, V1Pod, V1Secret, V1Taint } from '@kubernetes/client-node';
 import {
   cordoned,
   FAILING_PODS,
@@ -109,6 +109,14 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
       ],
       imagePullSecret: { namespace: 'default', name: 'regcred' },
     };
+    core.secrets.set(
+      'default/regcred',
+      recorded(V1Secret, {
+        metadata: { name: 'regcred', namespace: 'default' },
+        type: 'kubernetes.io/dockerconfigjson',
+        data: { '.dockerconfigjson': 'e30=' },
+      }),
+    );
     const driver = await KubernetesDriver.open(kubeconfig, facts, { ...options, settings });
     expect(driver.nodes.map((n) => n.name)).to.deep.equal(['cp1', 'lin1', 'win1']);
     try {
@@ -119,9 +127,65 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
         expect(keys, pod.metadata?.name).to.include('CriticalAddonsOnly=true');
         expect(pod.spec?.imagePullSecrets, pod.metadata?.name).to.deep.equal([{ name: 'regcred' }]);
       }
+      // The secret was copied into the run namespace before the first pod.
+      const copied = core.calls.findIndex((c) =>
+        c.startsWith('createNamespacedSecret hybrid-lab-20250101-tol/regcred'),
+      );
+      expect(copied).to.be.greaterThan(-1);
+      expect(copied).to.be.lessThan(
+        core.calls.findIndex((c) => c.startsWith('createNamespacedPod')),
+      );
+      expect(core.secrets.get('hybrid-lab-20250101-tol/regcred')?.type).to.equal(
+        'kubernetes.io/dockerconfigjson',
+      );
     } finally {
       await driver.cleanup();
     }
+  });
+
+  it('a missing IMAGE_PULL_SECRET ends the deploy naming it, before any Service or pod', async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    const settings = {
+      ...options.settings!,
+      imagePullSecret: { namespace: 'default', name: 'regcred' },
+    };
+    const driver = await KubernetesDriver.open(kubeconfig, facts, { ...options, settings });
+    try {
+      const error = await driver
+        .deploy('20250101-nosecret', podNames(driver.nodes))
+        .catch((e: unknown) => e);
+      expect((error as Error).message).to.equal(
+        'IMAGE_PULL_SECRET default/regcred: HTTP 404: secrets "regcred" not found',
+      );
+      expect(
+        core.calls.filter((c) => /^create(NamespacedService|NamespacedPod)/.test(c)),
+      ).to.deep.equal([]);
+    } finally {
+      await driver.cleanup();
+    }
+  });
+
+  it('on a cluster it did not build, asks for every permission first and names each one missing, creating nothing', async () => {
+    const { kubeconfig, facts, core, options, reviews } = driverFixture();
+    reviews.denied.add('create endpoints');
+    reviews.denied.add('get pods/exec');
+    const error = await KubernetesDriver.open(kubeconfig, facts, options).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(InfrastructureError);
+    expect((error as Error).message).to.equal(
+      'the cluster does not let this run start (nothing was created): this identity may not get pods/exec in the run namespace: ClusterRole hybrid-lab-suite grants it; this identity may not create endpoints in the run namespace: ClusterRole hybrid-lab-suite grants it',
+    );
+    expect((error as InfrastructureError).hint).to.contain(
+      'kubectl apply -f manifests/rbac/hybrid-lab-suite.yaml',
+    );
+    expect(core.calls.filter((c) => c.startsWith('create'))).to.deep.equal([]);
+    // Labs the harness made are not asked.
+    const made = driverFixture();
+    await KubernetesDriver.open(
+      made.kubeconfig,
+      { ...made.facts, provider: 'netns' },
+      made.options,
+    );
+    expect(made.reviews.asked).to.deep.equal([]);
   });
 
   it('deploys the rendered manifests, waits for Ready, and reports the workloads', async () => {

@@ -28,6 +28,10 @@ import {
   perfUnsupportedReason,
 } from './perf-in-pod.ts';
 import { discoverCluster, type ClusterFacts } from './cluster-discovery.ts';
+import { missingPermissions } from '../../../lab/providers/existing/access-review.ts';
+import { rolesFor, versionFindings } from '../../../lab/providers/existing/cluster-preflight.ts';
+import { suiteRoles } from '../../../lab/providers/existing/suite-roles.ts';
+import type { PreflightProblem } from '../../../lab/errors.ts';
 import { leftOutBecause, type NodeChoice } from '../../../lab/providers/existing/node-usability.ts';
 import { ExecError, execInPod, type ExecTarget } from './exec-in-pod.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
@@ -122,6 +126,41 @@ export interface KubernetesDriverOptions {
 
 const SERVICE_OSES: readonly Os[] = ['linux', 'windows'];
 
+/**
+ * Before anything is created on a cluster the harness did not make: every permission of the
+ * shipped ClusterRoles, by SelfSubjectAccessReview, and the API's version against the fields the
+ * run uses; all that is missing in one error, each with its fix.
+ */
+async function preflight(clients: KubeClients, settings: KubernetesSettings): Promise<void> {
+  const reviewer = clients.authorization;
+  if (reviewer === undefined) return;
+  const roles = suiteRoles();
+  const pullSecret = settings.imagePullSecret !== undefined;
+  let problems: PreflightProblem[];
+  try {
+    const { gitVersion } = await clients.version.getCode();
+    const denied = await Promise.all(
+      rolesFor({ pullSecret }).map((role) =>
+        missingPermissions(reviewer, role, roles[role], runNamespace(PREFLIGHT_RUN)),
+      ),
+    );
+    problems = [...versionFindings(gitVersion).problems, ...denied.flat()];
+  } catch (error) {
+    throw new InfrastructureError(`cannot reach the cluster: ${apiErrorText(error)}`, {
+      cause: error,
+      hint: 'kubectl version, with the same kubeconfig',
+    });
+  }
+  if (problems.length === 0) return;
+  throw new InfrastructureError(
+    `the cluster does not let this run start (nothing was created): ${problems.map((p) => p.what).join('; ')}`,
+    { hint: [...new Set(problems.map((p) => p.fix))].join('; ') },
+  );
+}
+
+/** The run id whose namespace name the preflight asks permissions in (namespaced ones). */
+const PREFLIGHT_RUN = 'preflight';
+
 /** The user's choice of nodes and the tolerations the suite's pods carry. */
 function nodeChoice(settings: KubernetesSettings): NodeChoice {
   return { ...settings.nodeFilter, tolerations: settings.tolerations };
@@ -158,6 +197,7 @@ export class KubernetesDriver implements LabDriver {
     const config = loadKubeConfig(kubeconfigPath);
     const clients = makeClients(config, options.clients);
     const settings = options.settings ?? kubernetesSettings(process.env);
+    if (facts.provider === 'existing') await preflight(clients, settings);
     let cluster: ClusterFacts;
     try {
       cluster = await discoverCluster(clients.core, clients.version, nodeChoice(settings));
@@ -302,6 +342,9 @@ export class KubernetesDriver implements LabDriver {
       lab: this.#facts.lab,
       images,
       ...extras,
+      ...(settings.imagePullSecret === undefined
+        ? {}
+        : { pullSecretSource: settings.imagePullSecret }),
       dnsDomain: this.#facts.dnsDomain ?? 'cluster.local',
       pods,
       serviceOses: SERVICE_OSES,
