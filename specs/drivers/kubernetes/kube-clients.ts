@@ -1,6 +1,6 @@
 /** The slices of the Kubernetes API the driver uses; unit tests pass fakes of exactly these. */
 import type { AccessReviewer } from '../../../lab/providers/existing/access-review.ts';
-import { delimiter } from 'node:path';
+import { loadKubeConfig as loadKubeConfigFiles } from '../../../lab/providers/existing/kubeconfig-files.ts';
 import type { Readable, Writable } from 'node:stream';
 import {
   ApiException,
@@ -77,30 +77,9 @@ export interface KubeClients {
   overTime?: OverTimeClient;
 }
 
-/**
- * A KubeConfig from a path, or from a KUBECONFIG list of them (`a:b`) merged as kubectl merges
- * them: the first file to name a cluster, user or context, or the current context, wins
- * (https://kubernetes.io/docs/concepts/configuration/organize-cluster-access-kubeconfig/#merging-kubeconfig-files).
- * client-node's own merge (loadFromDefault) throws on a name two files share and lets later
- * files' current-context win.
- */
+/** A KubeConfig from a path, or a KUBECONFIG list of them merged as kubectl merges them, or the one given. */
 export function loadKubeConfig(config: KubeConfig | string): KubeConfig {
-  if (typeof config !== 'string') return config;
-  const files = config.split(delimiter).filter((f) => f !== '');
-  const merged = new KubeConfig();
-  merged.loadFromFile(files[0]!);
-  for (const file of files.slice(1)) {
-    const next = new KubeConfig();
-    next.loadFromFile(file);
-    const has = (list: readonly { name: string }[], name: string) =>
-      list.some((x) => x.name === name);
-    for (const c of next.clusters) if (!has(merged.clusters, c.name)) merged.addCluster(c);
-    for (const u of next.users) if (!has(merged.users, u.name)) merged.addUser(u);
-    for (const c of next.contexts) if (!has(merged.contexts, c.name)) merged.addContext(c);
-    if (!merged.currentContext && next.currentContext)
-      merged.setCurrentContext(next.currentContext);
-  }
-  return merged;
+  return typeof config === 'string' ? loadKubeConfigFiles(config) : config;
 }
 
 /** Real clients for the config, with any injected ones taking their place. */
