@@ -32,7 +32,7 @@ const input: RenderInput = {
 };
 
 describe('suite manifests (rendered from manifests/suite)', () => {
-  it('pins each pod to its node and OS, tolerates control-plane taints (Linux) and Windows ones (Windows)', () => {
+  it('pins each pod to its node and OS, tolerates control-plane and Windows taints', () => {
     const { pods } = renderSuiteManifests(input);
     const win = pods[1]!;
     expect(win.metadata?.name).to.equal('netexec-win1-a');
