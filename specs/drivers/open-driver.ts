@@ -27,8 +27,9 @@ export async function openDriver(
   const name = env.LAB ?? store.current();
   if (name === undefined) {
     if (env.KUBECONFIG !== undefined) {
+      // Every file of the list, merged as kubectl merges them (kube-clients.ts).
       return openKubernetes(
-        env.KUBECONFIG.split(':')[0]!,
+        env.KUBECONFIG,
         { lab: 'existing', provider: 'existing', cni: env.CNI ?? 'unknown' },
         { settings: kubernetes },
       );

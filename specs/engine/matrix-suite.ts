@@ -6,7 +6,7 @@
 import type { CellResult, RunInfo } from '../../lab/contracts/results-file.ts';
 import { checkDisruptionNodes } from './disruption/over-time-settings.ts';
 import { OverTimeRun } from './disruption/over-time-run.ts';
-import { expandCells } from '../matrix/expand-cells.ts';
+import { expandWithLeftOut } from '../matrix/left-out-cells.ts';
 import { MATRIX, type MatrixRow } from '../matrix/rows.ts';
 import { PERF_MATRIX } from '../matrix/perf-cells.ts';
 import { parseCellId } from '../../lab/contracts/cells.ts';
@@ -77,9 +77,15 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
   const matrix =
     driver === undefined || run === undefined
       ? []
-      : expandCells(rows, driver.nodes, run.mesh, run.perf, driver.info).map((plan) =>
-          perfHosted(plan, driver),
-        );
+      : // Cells that need a node the run leaves out are skipped naming it (left-out-cells.ts).
+        expandWithLeftOut(
+          rows,
+          driver.nodes,
+          driver.leftOut ?? [],
+          run.mesh,
+          run.perf,
+          driver.info,
+        ).map((plan) => perfHosted(plan, driver));
   const cells =
     driver === undefined || run === undefined
       ? []

@@ -17,6 +17,15 @@ export interface SuiteNode {
   ip: string;
 }
 
+/**
+ * A node of the cluster the run does not use (not chosen, not Ready, cordoned, a taint its pods
+ * do not tolerate, …): the cells that need it are skipped with `why`, a phrase after its name.
+ */
+export interface LeftOut {
+  node: SuiteNode;
+  why: string;
+}
+
 export interface DeployedPod {
   name: string;
   node: string;
@@ -142,6 +151,8 @@ export interface LabDriver extends AsyncDisposable {
   readonly info: LabInfo;
   /** The lab's nodes, known before anything is deployed (cells expand from them). */
   readonly nodes: readonly SuiteNode[];
+  /** Nodes the run leaves out; their cells are skipped naming them. None when absent. */
+  readonly leftOut?: readonly LeftOut[];
   /** Throws InfrastructureError when the lab cannot carry the suite. */
   checkReady(): Promise<void>;
   /** Deploys the suite's workloads in a per-run namespace and waits until they are ready. */

@@ -12,6 +12,7 @@ import { FakeExec, type ExecCall, type ExecScript } from './kube-fake-exec.ts';
 import type { KubernetesDriverOptions, LabFacts } from '../drivers/kubernetes/kubernetes-driver.ts';
 import { kubernetesSettings } from '../drivers/kubernetes/kubernetes-settings.ts';
 import { exitStatus, fakeVersion } from './kube-recorded-objects.ts';
+import { FakeAccessReviews } from './kube-fake-access-reviews.ts';
 
 const KUBECONFIG = `apiVersion: v1
 kind: Config
@@ -33,8 +34,9 @@ export function driverFixture(
   const runner = new RecordingRunner().on(/^ip route get /, {
     stdout: '192.168.200.10 dev lab0 src 127.0.0.1 uid 0 \n    cache \n',
   });
+  const reviews = new FakeAccessReviews();
   const options: KubernetesDriverOptions = {
-    clients: { core, version: fakeVersion, exec },
+    clients: { core, version: fakeVersion, exec, authorization: reviews },
     runner,
     settings: {
       ...kubernetesSettings({ EXTERNAL_ECHO_PORT: '0', IMAGE_REPO: 'mirror.local:5000/e2e' }),
@@ -43,5 +45,5 @@ export function driverFixture(
     },
     pollMs: 1,
   };
-  return { kubeconfig, facts, core, exec, runner, options };
+  return { kubeconfig, facts, core, exec, runner, options, reviews };
 }

@@ -6,7 +6,9 @@
  * opens no socket.
  */
 import {
+  ApiException,
   CoreV1EventList,
+  V1Secret,
   V1NodeList,
   V1ObjectMeta,
   V1Pod,
@@ -52,6 +54,8 @@ export class FakeCore implements CoreClient {
   /** Warning events listNamespacedEvent returns (tests push recorded ones). */
   readonly events: CoreV1Event[] = [];
   readonly calls: string[] = [];
+  /** Secrets by `namespace/name` (IMAGE_PULL_SECRET's source, and its copies). */
+  readonly secrets = new Map<string, V1Secret>();
   /**
    * What kubelet reports for a pod on the n-th list of its namespace (0-based). Default: the
    * recorded status sequence of the pod (or of its slot's stand-in), at the fake's pod address.
@@ -283,6 +287,34 @@ export class FakeCore implements CoreClient {
     const [subset] = endpoints.subsets ?? [];
     endpoints.subsets = [recorded(V1EndpointSubset, { ports: subset?.ports, addresses })];
     return Promise.resolve(endpoints);
+  };
+
+  readNamespacedSecret: CoreClient['readNamespacedSecret'] = ({ name, namespace }) => {
+    this.calls.push(`readNamespacedSecret ${namespace}/${name}`);
+    const found = this.secrets.get(`${namespace}/${name}`);
+    if (found !== undefined) return Promise.resolve(structuredClone(found));
+    // Hand-written: the recordings hold no Secret; a Status as the API server answers any 404.
+    const body = JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      message: `secrets "${name}" not found`,
+      reason: 'NotFound',
+      details: { name, kind: 'secrets' },
+      code: 404,
+    });
+    return Promise.reject(new ApiException(404, 'Not Found', body, {}));
+  };
+
+  createNamespacedSecret: CoreClient['createNamespacedSecret'] = ({ namespace, body }) => {
+    const name = body.metadata?.name ?? '';
+    this.calls.push(`createNamespacedSecret ${namespace}/${name}`);
+    const created = Object.assign(new V1Secret(), structuredClone(body));
+    created.metadata = Object.assign(new V1ObjectMeta(), structuredClone(body.metadata), {
+      namespace,
+    });
+    this.secrets.set(`${namespace}/${name}`, created);
+    return Promise.resolve(structuredClone(created));
   };
 
   readNamespacedService: CoreClient['readNamespacedService'] = ({ name, namespace }) => {

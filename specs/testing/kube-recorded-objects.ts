@@ -45,6 +45,8 @@ import type { ExecScript } from './kube-fake-exec.ts';
 
 /** The server version the recordings come from. */
 export const RECORDED_VERSION = 'v1.20.2';
+/** The hand-written Windows node's kubelet (windowsNode). */
+const WINDOWS_KUBELET = 'v1.23.17';
 
 function load<T extends Topic>(topic: T): Recordings[T] {
   const file = new URL(`recordings/${recordingFile(RECORDED_VERSION, topic)}`, import.meta.url);
@@ -127,7 +129,9 @@ export function linuxNode(name: 'cp1' | 'lin1' | 'lin2'): V1Node {
 
 /**
  * A Windows Server 2022 worker. Hand-written from the API reference shapes (no Windows node can
- * run here): labels, the os=windows taint and nodeInfo as kubelet on Windows reports them.
+ * run here): labels, the os=windows taint and nodeInfo as kubelet on Windows reports them. Its
+ * kubelet is 1.23, the first with HostProcess on by default, which the suite's Windows pods need
+ * (a 1.20 kubelet, the recorded cluster's, would leave the node out).
  */
 export function windowsNode(name: string, ip: string): V1Node {
   return recorded(V1Node, {
@@ -166,8 +170,8 @@ export function windowsNode(name: string, ip: string): V1Node {
         bootID: '',
         containerRuntimeVersion: 'containerd://1.7.13',
         kernelVersion: '10.0.20348.2582',
-        kubeProxyVersion: RECORDED_VERSION,
-        kubeletVersion: RECORDED_VERSION,
+        kubeProxyVersion: WINDOWS_KUBELET,
+        kubeletVersion: WINDOWS_KUBELET,
         machineID: name,
         operatingSystem: 'windows',
         osImage: 'Windows Server 2022 Datacenter',

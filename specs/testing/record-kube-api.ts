@@ -169,6 +169,8 @@ function tapCore(real: CoreClient, tape: Tape): CoreClient {
     readNamespacedServiceAccount: wrap('readNamespacedServiceAccount'),
     readNamespacedEndpoints: wrap('readNamespacedEndpoints'),
     createNamespacedEndpoints: wrap('createNamespacedEndpoints'),
+    readNamespacedSecret: wrap('readNamespacedSecret'),
+    createNamespacedSecret: wrap('createNamespacedSecret'),
   };
 }
 

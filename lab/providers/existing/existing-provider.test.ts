@@ -7,7 +7,12 @@ import { silentLogger } from '../../log/logger.ts';
 import { PlainProgress } from '../../log/progress.ts';
 import { planLab } from '../../plan/plan-lab.ts';
 import { validateSpec } from '../../spec/load-spec.ts';
-import { ExistingProvider, type NodeLister, type RunNamespaces } from './existing-provider.ts';
+import {
+  ExistingProvider,
+  type ClusterCheck,
+  type NodeLister,
+  type RunNamespaces,
+} from './existing-provider.ts';
 
 const KUBECONFIG = `apiVersion: v1
 kind: Config
@@ -26,6 +31,8 @@ describe('ExistingProvider (unit; the node list is a fake of the API)', () => {
     stateDir: dir,
     progress: new PlainProgress(log, () => undefined),
   };
+  /** A cluster that grants every permission and has usable nodes. */
+  const clusterOk: ClusterCheck = () => Promise.resolve({ problems: [], notes: [] });
   const planFor = (kubeconfig: string) =>
     planLab(validateSpec({ name: 'ex', provider: 'existing', kubeconfig }, 't'));
 
@@ -39,7 +46,7 @@ describe('ExistingProvider (unit; the node list is a fake of the API)', () => {
     const home = mkdtempSync(join(tmpdir(), 'hl-home-'));
     mkdirSync(join(home, '.kube'));
     writeFileSync(join(home, '.kube', 'config'), KUBECONFIG);
-    const provider = new ExistingProvider(context, undefined, { HOME: home });
+    const provider = new ExistingProvider(context, undefined, { HOME: home }, undefined, clusterOk);
     expect(await provider.preflight(planFor('~/.kube/config'))).to.deep.equal([]);
   });
 
@@ -58,7 +65,13 @@ describe('ExistingProvider (unit; the node list is a fake of the API)', () => {
         { name: 'cp1', ready: true, detail: 'linux' },
         { name: 'win1', ready: false, detail: 'windows' },
       ]);
-    const provider = new ExistingProvider(context, lister, { KUBECONFIG: join(dir, 'absent') });
+    const provider = new ExistingProvider(
+      context,
+      lister,
+      { KUBECONFIG: join(dir, 'absent') },
+      undefined,
+      clusterOk,
+    );
     const lab = await provider.up(planFor(file));
     const status = await lab.status();
     expect(status).to.include({ provider: 'existing', emulated: false, ready: false });
@@ -100,11 +113,54 @@ describe('ExistingProvider (unit; the node list is a fake of the API)', () => {
   it('turns an unreachable API into a not-ready status with the error', async () => {
     const file = join(dir, 'good2');
     writeFileSync(file, KUBECONFIG);
-    const lab = await new ExistingProvider(context, () =>
-      Promise.reject(new Error('ECONNREFUSED')),
+    const lab = await new ExistingProvider(
+      context,
+      () => Promise.reject(new Error('ECONNREFUSED')),
+      process.env,
+      undefined,
+      clusterOk,
     ).up(planFor(file));
     const status = await lab.status();
     expect(status.ready).to.equal(false);
     expect(status.facts.error).to.contain('ECONNREFUSED');
+  });
+
+  it('lab up asks the cluster itself once the kubeconfig reads, and stops on what it lacks', async () => {
+    const file = join(dir, 'checked');
+    writeFileSync(file, KUBECONFIG);
+    const seen: string[] = [];
+    const denied: ClusterCheck = (path, env) => {
+      seen.push(`${path} ${env.TOLERATIONS ?? ''}`);
+      return Promise.resolve({
+        problems: [
+          {
+            what: 'this identity may not create endpoints in the run namespace: ClusterRole hybrid-lab-suite grants it',
+            fix: 'kubectl apply -f manifests/rbac/hybrid-lab-suite.yaml',
+          },
+        ],
+        notes: [],
+      });
+    };
+    const env = { TOLERATIONS: 'CriticalAddonsOnly:NoSchedule' };
+    const provider = new ExistingProvider(context, undefined, env, undefined, denied);
+    const error = await provider.up(planFor(file)).catch((e: unknown) => e);
+    expect((error as Error).message).to.contain('may not create endpoints');
+    expect(seen).to.deep.equal([`${file} CriticalAddonsOnly:NoSchedule`]);
+  });
+
+  it('merges a KUBECONFIG of several files: a current-context set in the second counts', async () => {
+    const first = join(dir, 'first');
+    writeFileSync(first, KUBECONFIG.replace('current-context: ctx\n', ''));
+    const second = join(dir, 'second');
+    writeFileSync(second, KUBECONFIG);
+    const provider = new ExistingProvider(
+      context,
+      undefined,
+      { KUBECONFIG: `${first}:${second}` },
+      undefined,
+      clusterOk,
+    );
+    const plan = planLab(validateSpec({ name: 'ex', provider: 'existing' }, 't'));
+    expect(await provider.preflight(plan)).to.deep.equal([]);
   });
 });

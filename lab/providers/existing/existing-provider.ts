@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ProviderError } from '../../errors.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
-import { LAB_LABEL } from '../../contracts/kubernetes-names.ts';
+import { LAB_LABEL, runNamespace } from '../../contracts/kubernetes-names.ts';
+import { kubeconfigFiles } from './kubeconfig-list.ts';
+import {
+  NodeFilterSyntaxError,
+  parseNodeNames,
+  parseSelector,
+  parseTolerations,
+} from './node-filter.ts';
+import type { NodeChoice } from './node-usability.ts';
 import type { NodeShell } from '../../remote/node-shell.ts';
 import type {
   LabProvider,
@@ -33,6 +41,74 @@ export const listNodesWithClient: NodeLister = async (path) => {
   });
 };
 
+/**
+ * The checks of the cluster itself once the kubeconfig reads (permissions, version, nodes);
+ * a fake in unit tests.
+ */
+export type ClusterCheck = (
+  kubeconfigPath: string,
+  env: NodeJS.ProcessEnv,
+) => Promise<{ problems: PreflightProblem[]; notes: string[] }>;
+
+/** The node choice NODE_SELECTOR, NODES and TOLERATIONS make; a bad one is a problem naming it. */
+function choiceFrom(env: NodeJS.ProcessEnv): { choice: NodeChoice; problems: PreflightProblem[] } {
+  const problems: PreflightProblem[] = [];
+  const read = <T>(name: string, parse: (text: string) => T): T | undefined => {
+    const text = env[name]?.trim();
+    if (text === undefined || text === '') return undefined;
+    try {
+      return parse(text);
+    } catch (error) {
+      if (!(error instanceof NodeFilterSyntaxError)) throw error;
+      problems.push({ what: `${name}: ${error.message}`, fix: `docs/settings.md: ${name}` });
+      return undefined;
+    }
+  };
+  const text = env.NODE_SELECTOR?.trim();
+  const terms = read('NODE_SELECTOR', parseSelector);
+  const names = read('NODES', parseNodeNames);
+  const tolerations = read('TOLERATIONS', parseTolerations);
+  return {
+    choice: {
+      ...(terms === undefined || text === undefined ? {} : { selector: { text, terms } }),
+      ...(names === undefined ? {} : { names }),
+      ...(tolerations === undefined ? {} : { tolerations }),
+    },
+    problems,
+  };
+}
+
+export const checkClusterWithClient: ClusterCheck = async (path, env) => {
+  const { choice, problems } = choiceFrom(env);
+  if (problems.length > 0) return { problems, notes: [] };
+  const { AuthorizationV1Api, CoreV1Api, VersionApi } = await import('@kubernetes/client-node');
+  const { loadKubeConfig } = await import('./kubeconfig-files.ts');
+  const { clusterPreflight } = await import('./cluster-preflight.ts');
+  const config = loadKubeConfig(path);
+  try {
+    return await clusterPreflight(
+      {
+        reviewer: config.makeApiClient(AuthorizationV1Api),
+        core: config.makeApiClient(CoreV1Api),
+        version: config.makeApiClient(VersionApi),
+      },
+      {
+        namespace: runNamespace('preflight'),
+        choice,
+        pullSecret: (env.IMAGE_PULL_SECRET ?? '').trim() !== '',
+      },
+    );
+  } catch (error) {
+    const what = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    return {
+      problems: [
+        { what: `cannot reach the cluster: ${what}`, fix: `kubectl --kubeconfig ${path} version` },
+      ],
+      notes: [],
+    };
+  }
+};
+
 /** The suite's per-run namespaces on a cluster (label LAB_LABEL); a fake in unit tests. */
 export interface RunNamespaces {
   /** Every namespace carrying the label, with its value (the lab name). */
@@ -42,10 +118,9 @@ export interface RunNamespaces {
 
 /** The core API of the kubeconfig's cluster; the client is loaded on use (it costs over a second). */
 async function coreApi(path: string) {
-  const { CoreV1Api, KubeConfig } = await import('@kubernetes/client-node');
-  const config = new KubeConfig();
-  config.loadFromFile(path);
-  return config.makeApiClient(CoreV1Api);
+  const { CoreV1Api } = await import('@kubernetes/client-node');
+  const { loadKubeConfig } = await import('./kubeconfig-files.ts');
+  return loadKubeConfig(path).makeApiClient(CoreV1Api);
 }
 
 export const runNamespacesWithClient: RunNamespaces = {
@@ -63,9 +138,9 @@ export const runNamespacesWithClient: RunNamespaces = {
   },
 };
 
-/** $KUBECONFIG's first entry, else ~/.kube/config. */
+/** $KUBECONFIG (a list of files is merged as kubectl merges it), else ~/.kube/config. */
 function defaultKubeconfig(env: NodeJS.ProcessEnv): string {
-  return env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config');
+  return env.KUBECONFIG ?? join(homedir(), '.kube', 'config');
 }
 
 /** The kubeconfig the lab uses: the spec's (a leading `~/` is the home directory), else the default one. */
@@ -84,37 +159,56 @@ export class ExistingProvider implements LabProvider {
     private readonly listNodes: NodeLister = listNodesWithClient,
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly runNamespaces: RunNamespaces = runNamespacesWithClient,
+    private readonly checkCluster: ClusterCheck = checkClusterWithClient,
   ) {}
 
-  preflight(plan: LabPlan): Promise<PreflightProblem[]> {
+  /** The kubeconfig, then the cluster: permissions, version and nodes, before anything is created. */
+  async preflight(plan: LabPlan): Promise<PreflightProblem[]> {
+    const read = await this.#readKubeconfig(plan);
+    if (read.length > 0) return read;
     const path = kubeconfigPath(plan, this.env);
-    try {
-      accessSync(path, constants.R_OK);
-    } catch {
-      return Promise.resolve([
-        {
-          what: `kubeconfig ${path} is not readable`,
-          fix: 'set kubeconfig: in the spec, or KUBECONFIG',
-        },
-      ]);
+    const { problems, notes } = await this.checkCluster(path, this.env);
+    for (const note of notes)
+      this.context.log.info({ provider: this.name, kubeconfig: path }, note);
+    return problems;
+  }
+
+  /** Every file of the kubeconfig reads as YAML, and the merged current-context names a context. */
+  #readKubeconfig(plan: LabPlan): Promise<PreflightProblem[]> {
+    const paths = kubeconfigPath(plan, this.env);
+    let current: unknown;
+    const contexts: unknown[] = [];
+    for (const path of kubeconfigFiles(paths)) {
+      try {
+        accessSync(path, constants.R_OK);
+      } catch {
+        return Promise.resolve([
+          {
+            what: `kubeconfig ${path} is not readable`,
+            fix: 'set kubeconfig: in the spec, or KUBECONFIG',
+          },
+        ]);
+      }
+      let config: { 'current-context'?: unknown; contexts?: { name?: unknown }[] } | null;
+      try {
+        config = parse(readFileSync(path, 'utf8')) as typeof config;
+      } catch (error) {
+        return Promise.resolve([
+          {
+            what: `kubeconfig ${path} is not YAML: ${String(error)}`,
+            fix: 'point kubeconfig: at a valid file',
+          },
+        ]);
+      }
+      // As kubectl merges a list: the first current-context set wins.
+      current ??= config?.['current-context'] || undefined;
+      contexts.push(...(config?.contexts ?? []).map((c) => c.name));
     }
-    let config: { 'current-context'?: unknown; contexts?: { name?: unknown }[] } | null;
-    try {
-      config = parse(readFileSync(path, 'utf8')) as typeof config;
-    } catch (error) {
+    if (typeof current !== 'string' || !contexts.includes(current)) {
       return Promise.resolve([
         {
-          what: `kubeconfig ${path} is not YAML: ${String(error)}`,
-          fix: 'point kubeconfig: at a valid file',
-        },
-      ]);
-    }
-    const current = config?.['current-context'];
-    if (typeof current !== 'string' || !(config?.contexts ?? []).some((c) => c.name === current)) {
-      return Promise.resolve([
-        {
-          what: `kubeconfig ${path} has no usable current-context`,
-          fix: `kubectl --kubeconfig ${path} config use-context NAME`,
+          what: `kubeconfig ${paths} has no usable current-context`,
+          fix: `kubectl --kubeconfig ${kubeconfigFiles(paths)[0]} config use-context NAME`,
         },
       ]);
     }
@@ -160,7 +254,7 @@ export class ExistingProvider implements LabProvider {
   async #runNamespaces(): Promise<{ path: string; found: { name: string; lab: string }[] }> {
     const path = defaultKubeconfig(this.env);
     try {
-      accessSync(path, constants.R_OK);
+      for (const file of kubeconfigFiles(path)) accessSync(file, constants.R_OK);
     } catch {
       return { path, found: [] };
     }

@@ -1,7 +1,8 @@
 // The Linux nodes, /version and the system pods are what a live v1.20.2 API server answered
 // (kube-recorded-objects.ts); the Windows node is hand-written (no Windows node can run here).
 import { expect } from 'chai';
-import { discoverCluster, notReadyReason } from './cluster-discovery.ts';
+import { V1Taint } from '@kubernetes/client-node';
+import { discoverCluster } from './cluster-discovery.ts';
 import { FakeCore } from '../../testing/kube-fake-core.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import {
@@ -9,6 +10,7 @@ import {
   fakeVersion,
   NODES,
   readyCondition,
+  recorded,
   withoutInternalIp,
   withReady,
 } from '../../testing/kube-recorded-objects.ts';
@@ -47,19 +49,25 @@ describe('cluster discovery (recorded node list)', () => {
     expect((await discoverCluster(core, fakeVersion)).hostnames.lin1).to.equal('lin1.lab.example');
   });
 
-  it('refuses a node without an InternalIP, naming it', async () => {
+  it('leaves out a node without an InternalIP, naming it, and uses the rest', async () => {
     const core = new FakeCore();
     core.nodes = [NODES.cp1(), withoutInternalIp(NODES.win1())];
-    const error = await discoverCluster(core, fakeVersion).catch((e: unknown) => e);
-    expect(error).to.be.instanceOf(InfrastructureError);
-    expect((error as Error).message).to.equal('node win1 reports no InternalIP address');
+    const facts = await discoverCluster(core, fakeVersion);
+    expect(facts.nodes.map((n) => n.name)).to.deep.equal(['cp1']);
+    expect(facts.leftOut).to.deep.equal([
+      {
+        node: { name: 'win1', os: 'windows', role: 'worker', ip: '' },
+        why: "reports no InternalIP address (kubectl get node win1 -o jsonpath='{.status.addresses}')",
+      },
+    ]);
   });
 
-  it('says why a node cannot carry pods', () => {
-    expect(notReadyReason(NODES.lin1())).to.equal(undefined);
-    // The control plane's master taint does not make it unready.
-    expect(notReadyReason(NODES.cp1())).to.equal(undefined);
-    expect(notReadyReason(cordoned(NODES.lin2()))).to.equal('cordoned (spec.unschedulable)');
+  it("leaves out cordoned, NotReady and tainted nodes; the control plane's master taint is tolerated", async () => {
+    const core = new FakeCore();
+    const tainted = NODES.lin2();
+    tainted.spec!.taints = [
+      recorded(V1Taint, { key: 'dedicated', value: 'infra', effect: 'NoSchedule' }),
+    ];
     const lost = withReady(
       NODES.win1(),
       readyCondition(
@@ -68,8 +76,35 @@ describe('cluster discovery (recorded node list)', () => {
         'container runtime network not ready: NetworkReady=false',
       ),
     );
-    expect(notReadyReason(lost)).to.equal(
-      'Ready=False (KubeletNotReady: container runtime network not ready: NetworkReady=false)',
+    core.nodes = [NODES.cp1(), cordoned(NODES.lin1()), tainted, lost];
+    const facts = await discoverCluster(core, fakeVersion);
+    expect(facts.nodes.map((n) => n.name)).to.deep.equal(['cp1']);
+    expect(facts.leftOut?.map((l) => `${l.node.name} ${l.why}`)).to.deep.equal([
+      'lin1 is cordoned (spec.unschedulable; kubectl uncordon lin1 to use it)',
+      "lin2 has taint dedicated=infra:NoSchedule, which the suite's pods do not tolerate (TOLERATIONS to add one)",
+      'win1 is not Ready (Ready=False: KubeletNotReady: container runtime network not ready: NetworkReady=false)',
+    ]);
+    // With the taint tolerated, lin2 is back.
+    const tolerated = await discoverCluster(core, fakeVersion, {
+      tolerations: [{ key: 'dedicated', operator: 'Exists' }],
+    });
+    expect(tolerated.nodes.map((n) => n.name)).to.deep.equal(['cp1', 'lin2']);
+  });
+
+  it('refuses a run with no usable node, or NODES naming a node the cluster lacks', async () => {
+    const core = new FakeCore();
+    core.nodes = [cordoned(NODES.lin1())];
+    const none = await discoverCluster(core, fakeVersion).catch((e: unknown) => e);
+    expect(none).to.be.instanceOf(InfrastructureError);
+    expect((none as Error).message).to.equal(
+      'the cluster has no node the suite can use: lin1 is cordoned (spec.unschedulable; kubectl uncordon lin1 to use it)',
+    );
+    core.nodes = [NODES.lin1()];
+    const unknown = await discoverCluster(core, fakeVersion, { names: ['lin1', 'win7'] }).catch(
+      (e: unknown) => e,
+    );
+    expect((unknown as Error).message).to.equal(
+      'NODES names win7, which the cluster does not have',
     );
   });
 });

@@ -1,15 +1,24 @@
 /** What the driver learns from the API server before anything is deployed. */
 import type { V1Node } from '@kubernetes/client-node';
-import type { SuiteNode } from '../../model/lab-driver.ts';
+import type { LeftOut, SuiteNode } from '../../model/lab-driver.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import type { CoreClient, VersionClient } from './kube-clients.ts';
+import {
+  chooseNodes,
+  leftOutText,
+  OS_LABEL,
+  type NodeChoice,
+} from '../../../lab/providers/existing/node-usability.ts';
 
-export const OS_LABEL = 'kubernetes.io/os';
+export { OS_LABEL } from '../../../lab/providers/existing/node-usability.ts';
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
 
 export interface ClusterFacts {
+  /** The nodes the run uses. */
   nodes: SuiteNode[];
+  /** The Linux and Windows nodes it leaves out, with why (node-usability.ts). */
+  leftOut?: LeftOut[];
   /** Node name → its `kubernetes.io/hostname` label (usually, not always, the name). */
   hostnames: Record<string, string>;
   /** `gitVersion` from the API server's /version, e.g. v1.30.4. */
@@ -65,38 +74,25 @@ async function discoverAddons(core: CoreClient): Promise<Pick<ClusterFacts, 'cni
   };
 }
 
-/** Why a node cannot carry pods right now, or undefined when it can. */
-export function notReadyReason(node: V1Node): string | undefined {
-  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
-  if (ready === undefined) return 'no Ready condition yet';
-  if (ready.status !== 'True') {
-    const why = [ready.reason, ready.message].filter(Boolean).join(': ');
-    return `Ready=${ready.status}${why === '' ? '' : ` (${why})`}`;
-  }
-  if (node.spec?.unschedulable === true) return 'cordoned (spec.unschedulable)';
-  return undefined;
-}
-
+/** The node as the suite sees it; undefined for a node of another OS. */
 function toSuiteNode(node: V1Node): SuiteNode | undefined {
   const name = node.metadata?.name ?? '(unnamed)';
   const labels = node.metadata?.labels ?? {};
   const os = labels[OS_LABEL];
-  // Nodes of other OSes cannot host a cell; they are left out rather than guessed.
   if (os !== 'linux' && os !== 'windows') return undefined;
-  const ip = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
-  if (ip === undefined) {
-    throw new InfrastructureError(`node ${name} reports no InternalIP address`, {
-      hint: `kubectl get node ${name} -o jsonpath='{.status.addresses}'`,
-    });
-  }
+  const ip = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '';
   const role = CONTROL_PLANE_LABEL in labels ? 'control-plane' : 'worker';
   return { name, os, role, ip };
 }
 
-/** Lists the nodes (os, role, InternalIP), their OS builds and the server version. */
+/**
+ * Lists the nodes (os, role, InternalIP), their OS builds and the server version; the nodes the
+ * run cannot use or was told not to (`choice`) are left out with why.
+ */
 export async function discoverCluster(
   core: CoreClient,
   version: VersionClient,
+  choice: NodeChoice = {},
 ): Promise<ClusterFacts> {
   const [list, info, addons] = await Promise.all([
     core.listNode(),
@@ -105,16 +101,28 @@ export async function discoverCluster(
   ]);
   const facts: ClusterFacts = {
     nodes: [],
+    leftOut: [],
     hostnames: {},
     kubernetesVersion: info.gitVersion,
     osBuilds: {},
     ...addons,
   };
-  for (const node of [...list.items].sort((a, b) =>
+  const sorted = [...list.items].sort((a, b) =>
     (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
-  )) {
-    const suiteNode = toSuiteNode(node);
-    if (suiteNode === undefined) continue;
+  );
+  const { usable, leftOut, unknownNames } = chooseNodes(sorted, choice);
+  if (unknownNames.length > 0) {
+    throw new InfrastructureError(
+      `NODES names ${unknownNames.join(', ')}, which the cluster does not have`,
+      { hint: 'kubectl get nodes' },
+    );
+  }
+  for (const out of leftOut) {
+    const node = toSuiteNode(sorted.find((n) => n.metadata?.name === out.name)!);
+    if (node !== undefined) facts.leftOut!.push({ node, why: out.why });
+  }
+  for (const node of usable) {
+    const suiteNode = toSuiteNode(node)!;
     facts.nodes.push(suiteNode);
     facts.hostnames[suiteNode.name] = node.metadata?.labels?.[HOSTNAME_LABEL] ?? suiteNode.name;
     const nodeInfo = node.status?.nodeInfo;
@@ -122,9 +130,13 @@ export async function discoverCluster(
       nodeInfo === undefined ? 'unknown' : `${nodeInfo.osImage} (${nodeInfo.kernelVersion})`;
   }
   if (facts.nodes.length === 0) {
-    throw new InfrastructureError('the cluster has no Linux or Windows nodes', {
-      hint: `check the ${OS_LABEL} label: kubectl get nodes -L ${OS_LABEL}`,
-    });
+    const why = leftOut.map(leftOutText).join('; ');
+    throw new InfrastructureError(
+      `the cluster has no node the suite can use${why === '' ? '' : `: ${why}`}`,
+      {
+        hint: `kubectl get nodes -L ${OS_LABEL}; NODE_SELECTOR, NODES and TOLERATIONS choose the nodes`,
+      },
+    );
   }
   return facts;
 }

@@ -48,6 +48,15 @@ describe('external echo and probes from the harness host (127.0.0.1 only)', () =
     expect(runner.lines()).to.deep.equal(['ip route get 192.168.200.10']);
   });
 
+  it('without iproute2 (a macOS laptop), asks the kernel through a connected UDP socket instead', async () => {
+    // 127 is the shell's "command not found", as execa reports a missing `ip`.
+    const runner = new RecordingRunner().on(/^ip route get /, {
+      exitCode: 127,
+      stderr: 'ip: command not found',
+    });
+    expect(await routeSourceAddress(runner, '127.0.0.1')).to.equal('127.0.0.1');
+  });
+
   it('says what to set when the echo cannot listen', async () => {
     const first = await ExternalEcho.start('127.0.0.1', 0);
     const error = await ExternalEcho.start('127.0.0.1', first.port).catch((e: unknown) => e);

@@ -1,4 +1,5 @@
 /** The outbound-NAT target: an HTTP server on the harness host that answers with the client address it saw. */
+import { createSocket } from 'node:dgram';
 import { createServer, type Server } from 'node:http';
 import { isIPv6 } from 'node:net';
 import { hostname } from 'node:os';
@@ -10,19 +11,48 @@ function hostPort(address: string, port: number): string {
   return isIPv6(address) ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
-/** The host's source address on its route to `nodeIp`, from `ip route get` (sends no traffic). */
+/**
+ * The host's source address on its route to `nodeIp`: `ip route get` (sends no traffic), else,
+ * where there is no iproute2 (macOS), the address the kernel binds a UDP socket connected to the
+ * node to (connect sends nothing either).
+ */
 export async function routeSourceAddress(runner: CommandRunner, nodeIp: string): Promise<string> {
-  const route = await runner.run('ip', ['route', 'get', nodeIp], { timeoutMs: 5000 });
-  const src = /\bsrc\s+(\S+)/.exec(route.stdout)?.[1];
+  let stdout: string;
+  try {
+    stdout = (await runner.run('ip', ['route', 'get', nodeIp], { timeoutMs: 5000 })).stdout;
+  } catch (error) {
+    return socketSourceAddress(nodeIp, error);
+  }
+  const src = /\bsrc\s+(\S+)/.exec(stdout)?.[1];
   if (src === undefined) {
+    throw new InfrastructureError(`no source address on the route to ${nodeIp}: ${stdout.trim()}`, {
+      hint: 'set EXTERNAL_ECHO_ADDRESS to an address of this host that the nodes can reach',
+    });
+  }
+  return src;
+}
+
+/** The local address of a UDP socket connected to `nodeIp` (any port: nothing is sent). */
+async function socketSourceAddress(nodeIp: string, ipError: unknown): Promise<string> {
+  const socket = createSocket(isIPv6(nodeIp) ? 'udp6' : 'udp4');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once('error', reject);
+      socket.connect(9, nodeIp, resolve);
+    });
+    return socket.address().address;
+  } catch (error) {
+    const ip = ipError instanceof Error ? ipError.message.split('\n')[0] : String(ipError);
     throw new InfrastructureError(
-      `no source address on the route to ${nodeIp}: ${route.stdout.trim()}`,
+      `no source address on the route to ${nodeIp}: \`ip route get\` failed (${ip}), and so did a UDP socket (${error instanceof Error ? error.message : String(error)})`,
       {
+        cause: error,
         hint: 'set EXTERNAL_ECHO_ADDRESS to an address of this host that the nodes can reach',
       },
     );
+  } finally {
+    socket.close();
   }
-  return src;
 }
 
 export class ExternalEcho implements AsyncDisposable {

@@ -1,7 +1,10 @@
 // The errors are ApiExceptions built from the codes and bodies a live v1.20.2 API server answered
 // the driver's calls with (kube-recorded-objects.ts).
 import { expect } from 'chai';
-import { apiErrorText, apiStatusCode, isNotFound } from './kube-clients.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { apiErrorText, apiStatusCode, isNotFound, loadKubeConfig } from './kube-clients.ts';
 import { RECORDED, recordedApiError, recordedStatus } from '../../testing/kube-recorded-objects.ts';
 
 describe('API errors (recorded ApiException codes and bodies)', () => {
@@ -56,5 +59,49 @@ describe('API errors (recorded ApiException codes and bodies)', () => {
     expect(status.details.name).to.equal('hybrid-lab-r9');
     expect(status.message).to.equal('namespaces "hybrid-lab-r9" already exists');
     expect(error.headers).to.deep.equal({ 'content-type': 'application/json' });
+  });
+});
+
+describe('a KUBECONFIG of several files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hl-kubeconfigs-'));
+  const file = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  // Two files naming the same cluster and context, as kubectl users keep them.
+  const first = file(
+    'a',
+    `apiVersion: v1
+kind: Config
+clusters: [{ name: prod, cluster: { server: "https://10.0.0.1:6443" } }]
+users: [{ name: me, user: { token: not-used } }]
+contexts: [{ name: prod, context: { cluster: prod, user: me } }]
+`,
+  );
+  const second = file(
+    'b',
+    `apiVersion: v1
+kind: Config
+clusters:
+  - { name: prod, cluster: { server: "https://10.9.9.9:6443" } }
+  - { name: lab, cluster: { server: "https://192.168.200.10:6443" } }
+users: [{ name: me, user: { token: other } }]
+contexts:
+  - { name: prod, context: { cluster: prod, user: me } }
+  - { name: lab, context: { cluster: lab, user: me } }
+current-context: lab
+`,
+  );
+
+  it('merges them as kubectl does: the first file to name something wins, the current context too', () => {
+    const config = loadKubeConfig([first, second].join(delimiter));
+    expect(config.clusters.map((c) => `${c.name} ${c.server}`)).to.deep.equal([
+      'prod https://10.0.0.1:6443',
+      'lab https://192.168.200.10:6443',
+    ]);
+    expect(config.users).to.have.length(1);
+    // The first file sets no current-context: the second's is taken.
+    expect(config.getCurrentContext()).to.equal('lab');
+    expect(config.getCurrentCluster()?.server).to.equal('https://192.168.200.10:6443');
   });
 });

@@ -1,7 +1,10 @@
 /** The slices of the Kubernetes API the driver uses; unit tests pass fakes of exactly these. */
+import type { AccessReviewer } from '../../../lab/providers/existing/access-review.ts';
+import { loadKubeConfig as loadKubeConfigFiles } from '../../../lab/providers/existing/kubeconfig-files.ts';
 import type { Readable, Writable } from 'node:stream';
 import {
   ApiException,
+  AuthorizationV1Api,
   CoreV1Api,
   Exec,
   KubeConfig,
@@ -24,8 +27,11 @@ export type CoreClient = Pick<
   | 'readNamespacedServiceAccount'
   | 'readNamespacedEndpoints'
   | 'createNamespacedEndpoints'
+  | 'readNamespacedSecret'
+  | 'createNamespacedSecret'
 >;
 export type VersionClient = Pick<VersionApi, 'getCode'>;
+export type { AccessReviewer } from '../../../lab/providers/existing/access-review.ts';
 
 /** The part of the exec websocket the driver touches. */
 export interface ExecSocket {
@@ -65,16 +71,15 @@ export interface KubeClients {
   core: CoreClient;
   version: VersionClient;
   exec: ExecClient;
+  /** SelfSubjectAccessReviews: the preflight on clusters the harness did not make. */
+  authorization?: AccessReviewer;
   /** Absent in tests that do not reach it. */
   overTime?: OverTimeClient;
 }
 
-/** A KubeConfig from a path, or the one given. */
+/** A KubeConfig from a path, or a KUBECONFIG list of them merged as kubectl merges them, or the one given. */
 export function loadKubeConfig(config: KubeConfig | string): KubeConfig {
-  if (typeof config !== 'string') return config;
-  const loaded = new KubeConfig();
-  loaded.loadFromFile(config);
-  return loaded;
+  return typeof config === 'string' ? loadKubeConfigFiles(config) : config;
 }
 
 /** Real clients for the config, with any injected ones taking their place. */
@@ -83,6 +88,7 @@ export function makeClients(config: KubeConfig, injected: Partial<KubeClients> =
     core: injected.core ?? config.makeApiClient(CoreV1Api),
     version: injected.version ?? config.makeApiClient(VersionApi),
     exec: injected.exec ?? new Exec(config),
+    authorization: injected.authorization ?? config.makeApiClient(AuthorizationV1Api),
     overTime: injected.overTime ?? config.makeApiClient(CoreV1Api),
   };
 }

@@ -30,10 +30,15 @@ import {
 } from './kube-clients.ts';
 import { KubeHeld } from './kube-held.ts';
 import { forPodsGone, forPodsReady } from './pod-waits.ts';
-import { renderNetexecPod, renderOverTimeService, type PodToRender } from './suite-manifests.ts';
+import {
+  renderNetexecPod,
+  renderOverTimeService,
+  type PodExtras,
+  type PodToRender,
+} from './suite-manifests.ts';
 
 /** What the driver knows of its run once deployed. */
-export interface KubeRun {
+export interface KubeRun extends PodExtras {
   namespace: string;
   runId: string;
   lab: string;

@@ -7,7 +7,7 @@ import { driverFixture } from '../../testing/kube-driver-fixture.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './kubernetes-driver.ts';
-import { V1Namespace, V1Pod } from '@kubernetes/client-node';
+import { V1Namespace, V1Pod, V1Secret, V1Taint } from '@kubernetes/client-node';
 import {
   cordoned,
   FAILING_PODS,
@@ -49,7 +49,26 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     });
   });
 
-  it('checkReady names exactly the nodes that are not Ready or are cordoned', async () => {
+  it('opens with a cordoned and a NotReady node left out, and checkReady does not refuse the run for them', async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    core.nodes = [
+      NODES.cp1(),
+      cordoned(NODES.lin1()),
+      withReady(
+        NODES.win1(),
+        readyCondition('Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.'),
+      ),
+    ];
+    const driver = await KubernetesDriver.open(kubeconfig, facts, options);
+    expect(driver.nodes.map((n) => n.name)).to.deep.equal(['cp1']);
+    expect(driver.leftOut.map((l) => `${l.node.name} ${l.why}`)).to.deep.equal([
+      'lin1 is cordoned (spec.unschedulable; kubectl uncordon lin1 to use it)',
+      'win1 is not Ready (Ready=Unknown: NodeStatusUnknown: Kubelet stopped posting node status.)',
+    ]);
+    await driver.checkReady();
+  });
+
+  it('checkReady names exactly the planned nodes that have become unusable since', async () => {
     const { kubeconfig, facts, core, options } = driverFixture();
     const driver = await KubernetesDriver.open(kubeconfig, facts, options);
     await driver.checkReady();
@@ -64,11 +83,109 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     const error = await driver.checkReady().catch((e: unknown) => e);
     expect(error).to.be.instanceOf(InfrastructureError);
     const message = (error as Error).message;
-    expect(message).to.contain('lin1 (cordoned');
+    expect(message).to.contain('lin1 is cordoned');
     expect(message).to.contain(
-      'win1 (Ready=Unknown (NodeStatusUnknown: Kubelet stopped posting node status.))',
+      'win1 is not Ready (Ready=Unknown: NodeStatusUnknown: Kubelet stopped posting node status.)',
     );
     expect(message).not.to.contain('cp1');
+  });
+
+  it("gives every pod it creates the TOLERATIONS and the pull secret, beside each OS's own tolerations", async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    const tainted = NODES.lin1();
+    tainted.spec!.taints = [
+      recorded(V1Taint, { key: 'CriticalAddonsOnly', value: 'true', effect: 'NoSchedule' }),
+    ];
+    core.nodes = [NODES.cp1(), tainted, NODES.win1()];
+    const settings = {
+      ...options.settings!,
+      tolerations: [
+        {
+          key: 'CriticalAddonsOnly',
+          operator: 'Equal' as const,
+          value: 'true',
+          effect: 'NoSchedule' as const,
+        },
+      ],
+      imagePullSecret: { namespace: 'default', name: 'regcred' },
+    };
+    core.secrets.set(
+      'default/regcred',
+      recorded(V1Secret, {
+        metadata: { name: 'regcred', namespace: 'default' },
+        type: 'kubernetes.io/dockerconfigjson',
+        data: { '.dockerconfigjson': 'e30=' },
+      }),
+    );
+    const driver = await KubernetesDriver.open(kubeconfig, facts, { ...options, settings });
+    expect(driver.nodes.map((n) => n.name)).to.deep.equal(['cp1', 'lin1', 'win1']);
+    try {
+      await driver.deploy('20250101-tol', podNames(driver.nodes));
+      expect(core.pods).not.to.be.empty;
+      for (const pod of core.pods) {
+        const keys = pod.spec?.tolerations?.map((t) => `${t.key}=${t.value ?? ''}`);
+        expect(keys, pod.metadata?.name).to.include('CriticalAddonsOnly=true');
+        expect(pod.spec?.imagePullSecrets, pod.metadata?.name).to.deep.equal([{ name: 'regcred' }]);
+      }
+      // The secret was copied into the run namespace before the first pod.
+      const copied = core.calls.findIndex((c) =>
+        c.startsWith('createNamespacedSecret hybrid-lab-20250101-tol/regcred'),
+      );
+      expect(copied).to.be.greaterThan(-1);
+      expect(copied).to.be.lessThan(
+        core.calls.findIndex((c) => c.startsWith('createNamespacedPod')),
+      );
+      expect(core.secrets.get('hybrid-lab-20250101-tol/regcred')?.type).to.equal(
+        'kubernetes.io/dockerconfigjson',
+      );
+    } finally {
+      await driver.cleanup();
+    }
+  });
+
+  it('a missing IMAGE_PULL_SECRET ends the deploy naming it, before any Service or pod', async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    const settings = {
+      ...options.settings!,
+      imagePullSecret: { namespace: 'default', name: 'regcred' },
+    };
+    const driver = await KubernetesDriver.open(kubeconfig, facts, { ...options, settings });
+    try {
+      const error = await driver
+        .deploy('20250101-nosecret', podNames(driver.nodes))
+        .catch((e: unknown) => e);
+      expect((error as Error).message).to.equal(
+        'IMAGE_PULL_SECRET default/regcred: HTTP 404: secrets "regcred" not found',
+      );
+      expect(
+        core.calls.filter((c) => /^create(NamespacedService|NamespacedPod)/.test(c)),
+      ).to.deep.equal([]);
+    } finally {
+      await driver.cleanup();
+    }
+  });
+
+  it('on a cluster it did not build, asks for every permission first and names each one missing, creating nothing', async () => {
+    const { kubeconfig, facts, core, options, reviews } = driverFixture();
+    reviews.denied.add('create endpoints');
+    reviews.denied.add('get pods/exec');
+    const error = await KubernetesDriver.open(kubeconfig, facts, options).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(InfrastructureError);
+    expect((error as Error).message).to.equal(
+      'the cluster does not let this run start (nothing was created): this identity may not get pods/exec in the run namespace: ClusterRole hybrid-lab-suite grants it; this identity may not create endpoints in the run namespace: ClusterRole hybrid-lab-suite grants it',
+    );
+    expect((error as InfrastructureError).hint).to.contain(
+      'kubectl apply -f manifests/rbac/hybrid-lab-suite.yaml',
+    );
+    expect(core.calls.filter((c) => c.startsWith('create'))).to.deep.equal([]);
+    // Labs the harness made are not asked.
+    const made = driverFixture();
+    await KubernetesDriver.open(
+      made.kubeconfig,
+      { ...made.facts, provider: 'netns' },
+      made.options,
+    );
+    expect(made.reviews.asked).to.deep.equal([]);
   });
 
   it('deploys the rendered manifests, waits for Ready, and reports the workloads', async () => {
@@ -116,10 +233,10 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
         'kubernetes.io/os': 'windows',
         'kubernetes.io/hostname': 'win1',
       });
-      expect(win.spec?.tolerations?.map((t) => t.key)).to.deep.equal([
-        'node-role.kubernetes.io/control-plane',
-        'node-role.kubernetes.io/master',
-        'os',
+      // Windows pods tolerate the Windows taints, as sig-windows and OpenShift spell them.
+      expect(win.spec?.tolerations?.map((t) => `${t.key}=${t.value ?? ''}`)).to.deep.equal([
+        'os=windows',
+        'os=Windows',
       ]);
       expect(win.spec?.containers[0]?.image).to.equal('mirror.local:5000/e2e/agnhost:2.52');
       expect(core.services.map((s) => s.metadata?.name)).to.deep.equal([

@@ -12,6 +12,7 @@ import { churnChange, churnPlan } from '../../model/churn.ts';
 import type {
   DeployedPod,
   LabDriver,
+  LeftOut,
   PerfCell,
   ProbeReply,
   ProbeRequest,
@@ -26,7 +27,12 @@ import {
   perfReply,
   perfUnsupportedReason,
 } from './perf-in-pod.ts';
-import { discoverCluster, notReadyReason, type ClusterFacts } from './cluster-discovery.ts';
+import { discoverCluster, type ClusterFacts } from './cluster-discovery.ts';
+import { missingPermissions } from '../../../lab/providers/existing/access-review.ts';
+import { rolesFor, versionFindings } from '../../../lab/providers/existing/cluster-preflight.ts';
+import { suiteRoles } from '../../../lab/providers/existing/suite-roles.ts';
+import type { PreflightProblem } from '../../../lab/errors.ts';
+import { leftOutBecause, type NodeChoice } from '../../../lab/providers/existing/node-usability.ts';
 import { ExecError, execInPod, type ExecTarget } from './exec-in-pod.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import { apiErrorText, loadKubeConfig, makeClients, type KubeClients } from './kube-clients.ts';
@@ -54,7 +60,7 @@ import {
   type KubernetesSettings,
 } from './kubernetes-settings.ts';
 import { SuiteDeployment, type DeploymentSettings } from './suite-deployment.ts';
-import { NETEXEC_CONTAINER, type PodToRender } from './suite-manifests.ts';
+import { NETEXEC_CONTAINER, type PodExtras, type PodToRender } from './suite-manifests.ts';
 import {
   NETEXEC_HTTP_PORT,
   backsLocalService,
@@ -120,9 +126,50 @@ export interface KubernetesDriverOptions {
 
 const SERVICE_OSES: readonly Os[] = ['linux', 'windows'];
 
+/**
+ * Before anything is created on a cluster the harness did not make: every permission of the
+ * shipped ClusterRoles, by SelfSubjectAccessReview, and the API's version against the fields the
+ * run uses; all that is missing in one error, each with its fix.
+ */
+async function preflight(clients: KubeClients, settings: KubernetesSettings): Promise<void> {
+  const reviewer = clients.authorization;
+  if (reviewer === undefined) return;
+  const roles = suiteRoles();
+  const pullSecret = settings.imagePullSecret !== undefined;
+  let problems: PreflightProblem[];
+  try {
+    const { gitVersion } = await clients.version.getCode();
+    const denied = await Promise.all(
+      rolesFor({ pullSecret }).map((role) =>
+        missingPermissions(reviewer, role, roles[role], runNamespace(PREFLIGHT_RUN)),
+      ),
+    );
+    problems = [...versionFindings(gitVersion).problems, ...denied.flat()];
+  } catch (error) {
+    throw new InfrastructureError(`cannot reach the cluster: ${apiErrorText(error)}`, {
+      cause: error,
+      hint: 'kubectl version, with the same kubeconfig',
+    });
+  }
+  if (problems.length === 0) return;
+  throw new InfrastructureError(
+    `the cluster does not let this run start (nothing was created): ${problems.map((p) => p.what).join('; ')}`,
+    { hint: [...new Set(problems.map((p) => p.fix))].join('; ') },
+  );
+}
+
+/** The run id whose namespace name the preflight asks permissions in (namespaced ones). */
+const PREFLIGHT_RUN = 'preflight';
+
+/** The user's choice of nodes and the tolerations the suite's pods carry. */
+function nodeChoice(settings: KubernetesSettings): NodeChoice {
+  return { ...settings.nodeFilter, tolerations: settings.tolerations };
+}
+
 export class KubernetesDriver implements LabDriver {
   readonly info: Omit<RunInfo, 'runId' | 'profile' | 'startedAt'>;
   readonly nodes: readonly SuiteNode[];
+  readonly leftOut: readonly LeftOut[];
   readonly #facts: LabFacts;
   readonly #hostnames: Readonly<Record<string, string>>;
   readonly #clients: KubeClients;
@@ -134,8 +181,8 @@ export class KubernetesDriver implements LabDriver {
   #workloads: Workloads | undefined;
   /** Path evidence's shells on a cluster the harness did not make (pods, made on first use). */
   #shellPods: NodeShellPods | undefined;
-  /** The run's id and images, once deployed (the over-time rows render their pods with them). */
-  #run: { runId: string; images: Record<Os, string> } | undefined;
+  /** The run's id, images and pod extras, once deployed (the over-time rows render their pods with them). */
+  #run: ({ runId: string; images: Record<Os, string> } & PodExtras) | undefined;
   /** Long-lived, stateful UDP and twin-service cells, and disruptions (specs/engine/disruption). */
   readonly overTime?: KubeOverTime;
   /** Pods whose iperf3 server runs (perf streams). */
@@ -149,9 +196,11 @@ export class KubernetesDriver implements LabDriver {
   ): Promise<KubernetesDriver> {
     const config = loadKubeConfig(kubeconfigPath);
     const clients = makeClients(config, options.clients);
+    const settings = options.settings ?? kubernetesSettings(process.env);
+    if (facts.provider === 'existing') await preflight(clients, settings);
     let cluster: ClusterFacts;
     try {
-      cluster = await discoverCluster(clients.core, clients.version);
+      cluster = await discoverCluster(clients.core, clients.version, nodeChoice(settings));
     } catch (error) {
       if (error instanceof LabError) throw error;
       throw new InfrastructureError(`cannot read the cluster's nodes: ${apiErrorText(error)}`, {
@@ -159,7 +208,7 @@ export class KubernetesDriver implements LabDriver {
         hint: `kubectl --kubeconfig ${kubeconfigPath} get nodes`,
       });
     }
-    return new KubernetesDriver(config, facts, cluster, { ...options, clients });
+    return new KubernetesDriver(config, facts, cluster, { ...options, clients, settings });
   }
 
   /** A driver over known cluster facts; `open()` discovers them. */
@@ -181,6 +230,7 @@ export class KubernetesDriver implements LabDriver {
     this.#log = (options.log ?? silentLogger()).child({ provider: facts.provider, lab: facts.lab });
     this.#runner = options.runner ?? new ExecaRunner(this.#log);
     this.nodes = cluster.nodes;
+    this.leftOut = cluster.leftOut ?? [];
     this.info = {
       lab: facts.lab,
       provider: facts.provider,
@@ -230,6 +280,10 @@ export class KubernetesDriver implements LabDriver {
     };
   }
 
+  /**
+   * Throws when a node the run planned its cells on has become unusable since (gone, NotReady,
+   * cordoned, tainted): the nodes left out when the driver opened only have their cells skipped.
+   */
   async checkReady(): Promise<void> {
     let items;
     try {
@@ -237,18 +291,27 @@ export class KubernetesDriver implements LabDriver {
     } catch (error) {
       throw new InfrastructureError(`cannot list nodes: ${apiErrorText(error)}`, { cause: error });
     }
+    const choice = nodeChoice(this.#settings);
     const problems = this.nodes.flatMap((node) => {
       const found = items.find((n) => n.metadata?.name === node.name);
-      const why = found === undefined ? 'gone from the cluster' : notReadyReason(found);
-      return why === undefined ? [] : [{ node: node.name, why }];
+      const why = found === undefined ? 'is gone from the cluster' : leftOutBecause(found, choice);
+      return why === undefined ? [] : [`${node.name} ${why}`];
     });
     if (problems.length > 0) {
       throw new InfrastructureError(
-        `nodes not ready: ${problems.map((p) => `${p.node} (${p.why})`).join(', ')}`,
-        { hint: `kubectl describe node ${problems.map((p) => p.node).join(' ')}` },
+        `nodes the run planned its cells on are no longer usable: ${problems.join('; ')}`,
+        {
+          hint: `a new run leaves them out and skips their cells; kubectl describe node ${this.nodes.map((n) => n.name).join(' ')}`,
+        },
       );
     }
-    this.#log.info({ nodes: this.nodes.length }, 'all nodes ready');
+    this.#log.info(
+      {
+        nodes: this.nodes.length,
+        leftOut: this.leftOut.map((l) => `${l.node.name} ${l.why}`),
+      },
+      'nodes ready',
+    );
   }
 
   async deploy(runId: string, podNames: { node: string; name: string }[]): Promise<Workloads> {
@@ -262,7 +325,13 @@ export class KubernetesDriver implements LabDriver {
     const options = this.#options;
     const settings = this.#settings;
     const images = agnhostImages(settings, options.images);
-    this.#run = { runId, images };
+    const extras: PodExtras = {
+      tolerations: settings.tolerations,
+      ...(settings.imagePullSecret === undefined
+        ? {}
+        : { pullSecret: settings.imagePullSecret.name }),
+    };
+    this.#run = { runId, images, ...extras };
     // Where this host's packets to the nodes come from: NodePort probes, and the echo by default.
     const outsideAddress =
       options.outside?.address ?? (await routeSourceAddress(this.#runner, this.nodes[0]!.ip));
@@ -272,6 +341,10 @@ export class KubernetesDriver implements LabDriver {
       runId,
       lab: this.#facts.lab,
       images,
+      ...extras,
+      ...(settings.imagePullSecret === undefined
+        ? {}
+        : { pullSecretSource: settings.imagePullSecret }),
       dnsDomain: this.#facts.dnsDomain ?? 'cluster.local',
       pods,
       serviceOses: SERVICE_OSES,
@@ -305,6 +378,7 @@ export class KubernetesDriver implements LabDriver {
         lab: this.#facts.lab,
         linuxImage: settings.evidenceImage ?? images.linux,
         windowsImage: images.windows,
+        ...(extras.pullSecret === undefined ? {} : { pullSecret: extras.pullSecret }),
         nodes: this.nodes.map((n) => ({
           name: n.name,
           nodeHostname: this.#nodeHostname(n.name),

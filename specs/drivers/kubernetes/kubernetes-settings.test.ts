@@ -57,6 +57,38 @@ describe("the Kubernetes driver's settings", () => {
     });
   });
 
+  it('reads the node choice, the tolerations, per-OS images, the pull secret and the pre-pull timeout', () => {
+    const settings = kubernetesSettings({
+      NODE_SELECTOR: 'pool=hybrid',
+      NODES: 'lin1,win1',
+      TOLERATIONS: 'CriticalAddonsOnly=true:NoSchedule,os:NoSchedule',
+      AGNHOST_IMAGE: 'mirror.local/e2e/agnhost:2.52',
+      AGNHOST_IMAGE_WINDOWS: 'mirror.local/e2e/agnhost:2.52-windows-ltsc2022',
+      IMAGE_PULL_SECRET: 'default/regcred',
+      PREPULL_TIMEOUT_MS: '600000',
+    });
+    expect(settings.nodeFilter).to.deep.equal({
+      selector: { text: 'pool=hybrid', terms: [{ key: 'pool', op: 'in', values: ['hybrid'] }] },
+      names: ['lin1', 'win1'],
+    });
+    expect(settings.tolerations).to.deep.equal([
+      { key: 'CriticalAddonsOnly', operator: 'Equal', value: 'true', effect: 'NoSchedule' },
+      { key: 'os', operator: 'Exists', effect: 'NoSchedule' },
+    ]);
+    expect(agnhostImages(settings, { linux: 'hybrid-lab/agnhost:2.25' })).to.deep.equal({
+      linux: 'mirror.local/e2e/agnhost:2.52',
+      windows: 'mirror.local/e2e/agnhost:2.52-windows-ltsc2022',
+    });
+    expect(settings.imagePullSecret).to.deep.equal({ namespace: 'default', name: 'regcred' });
+    expect(settings.prePullTimeoutMs).to.equal(600_000);
+    expect(kubernetesSettings({})).to.deep.include({
+      nodeFilter: {},
+      tolerations: [],
+      imagePullSecret: undefined,
+      prePullTimeoutMs: 1_800_000,
+    });
+  });
+
   const BAD: [Record<string, string>, RegExp][] = [
     [{ AGNHOST_IMAGE: 'Not An Image' }, /^AGNHOST_IMAGE must look like /],
     [{ IMAGE_REPO: 'http://mirror' }, /^IMAGE_REPO must look like /],
@@ -77,6 +109,18 @@ describe("the Kubernetes driver's settings", () => {
     [{ EXTERNAL_ECHO_PORT: 'x' }, /^EXTERNAL_ECHO_PORT must be a port number/],
     [{ HYBRID_KEEP_RUN_NAMESPACE: 'yes' }, /^HYBRID_KEEP_RUN_NAMESPACE must be 1 or 0, got "yes"/],
     [{ CLEANUP_TIMEOUT_MS: 'soon' }, /^CLEANUP_TIMEOUT_MS must be a positive integer, got "soon"/],
+    [{ NODE_SELECTOR: 'pool=a b' }, /^NODE_SELECTOR must look like pool=hybrid.*"pool=a b"/],
+    [{ NODES: 'lin1,Win_1' }, /^NODES must look like lin1,win1: "Win_1" is not a node name$/],
+    [
+      { TOLERATIONS: 'os=Windows:NoSchedul' },
+      /^TOLERATIONS must look like .*NoSchedule, PreferNoSchedule, NoExecute, got "NoSchedul"/,
+    ],
+    [{ AGNHOST_IMAGE_WINDOWS: 'agnhost 2.52' }, /^AGNHOST_IMAGE_WINDOWS must look like /],
+    [
+      { IMAGE_PULL_SECRET: 'regcred' },
+      /^IMAGE_PULL_SECRET must be NAMESPACE\/NAME of a docker-registry Secret/,
+    ],
+    [{ PREPULL_TIMEOUT_MS: '30m' }, /^PREPULL_TIMEOUT_MS must be a positive integer/],
   ];
   for (const [env, says] of BAD) {
     it(`${Object.entries(env)

@@ -54,6 +54,8 @@ export interface NodeShellPodSettings {
   /** Windows: any image the nodes can pull (the run's agnhost image). */
   windowsImage: string;
   nodes: readonly ShellNode[];
+  /** The run namespace's copy of IMAGE_PULL_SECRET, when there is one. */
+  pullSecret?: string;
   /** Poll interval of the wait for a pod to run; default 2 s. */
   pollMs?: number;
 }

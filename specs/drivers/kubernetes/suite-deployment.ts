@@ -1,6 +1,7 @@
 /** Owns what one run deploys (the run namespace with its pods and Services, the external echo). */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { V1Pod, V1Service } from '@kubernetes/client-node';
+import { V1ObjectMeta, V1Secret, type V1Pod, type V1Service } from '@kubernetes/client-node';
+import { LAB_LABEL, RUN_LABEL } from '../../../lab/contracts/kubernetes-names.ts';
 import type { Logger } from '../../../lab/log/logger.ts';
 import { HEADLESS_SERVICE, serviceName, sourcePod } from '../../model/workload-names.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
@@ -34,14 +35,17 @@ import {
   podHostname,
   renderNetexecPod,
   renderSuiteManifests,
+  type PodExtras,
   type PodToRender,
 } from './suite-manifests.ts';
 import { CHURN_APP } from '../../model/churn.ts';
 import { renderFeatureManifests } from './feature-manifests.ts';
 import { deployedFeatures } from './feature-services.ts';
 
-export interface DeploymentSettings {
+export interface DeploymentSettings extends PodExtras {
   namespace: string;
+  /** IMAGE_PULL_SECRET: copied into the run namespace (as `pullSecret`) before any pod. */
+  pullSecretSource?: { namespace: string; name: string };
   runId: string;
   lab: string;
   /** The agnhost image of each OS's pods. */
@@ -129,6 +133,7 @@ export class SuiteDeployment implements AsyncDisposable {
       this.core.createNamespace({ body: manifests.namespace }),
     );
     this.#namespaceCreated = true;
+    await this.#copyPullSecret();
     for (const body of manifests.services) {
       await this.#api(`create service ${body.metadata?.name}`, () =>
         this.core.createNamespacedService({ namespace, body }),
@@ -255,6 +260,37 @@ export class SuiteDeployment implements AsyncDisposable {
       create.map((pod) => this.#createPod(renderNetexecPod(this.settings, pod, CHURN_APP))),
     );
     if (create.length > 0) await this.#waitReady(create);
+  }
+
+  /** IMAGE_PULL_SECRET's Secret, copied into the run namespace under its own name. */
+  async #copyPullSecret(): Promise<void> {
+    const { pullSecretSource: source, namespace, runId, lab } = this.settings;
+    if (source === undefined) return;
+    let secret: V1Secret;
+    try {
+      secret = await this.core.readNamespacedSecret(source);
+    } catch (error) {
+      throw new InfrastructureError(
+        `IMAGE_PULL_SECRET ${source.namespace}/${source.name}: ${apiErrorText(error)}`,
+        {
+          cause: error,
+          hint: `kubectl -n ${source.namespace} create secret docker-registry ${source.name} --docker-server=REGISTRY --docker-username=USER --docker-password=PASSWORD; ClusterRole hybrid-lab-pull-secret lets the run read it`,
+        },
+      );
+    }
+    const copy = Object.assign(new V1Secret(), {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: Object.assign(new V1ObjectMeta(), {
+        name: source.name,
+        labels: { [RUN_LABEL]: runId, [LAB_LABEL]: lab },
+      }),
+      ...(secret.type === undefined ? {} : { type: secret.type }),
+      ...(secret.data === undefined ? {} : { data: secret.data }),
+    });
+    await this.#api(`create secret ${source.name} (a copy of IMAGE_PULL_SECRET)`, () =>
+      this.core.createNamespacedSecret({ namespace, body: copy }),
+    );
   }
 
   #createPod(body: V1Pod): Promise<V1Pod> {

@@ -49,12 +49,22 @@ describe('suite manifests (rendered from manifests/suite)', () => {
       'kubernetes.io/os': 'windows',
       'kubernetes.io/hostname': 'win1',
     });
-    expect(win.spec?.tolerations).to.deep.include.members([
+    expect(win.spec?.tolerations).to.deep.equal([
+      { key: 'os', operator: 'Equal', value: 'windows', effect: 'NoSchedule' },
+      { key: 'os', operator: 'Equal', value: 'Windows', effect: 'NoSchedule' },
+    ]);
+    expect(pods[0]!.spec?.tolerations).to.deep.equal([
       { key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' },
       // kubeadm before 1.24 taints control planes "master" (seen on the real 1.20 cluster).
       { key: 'node-role.kubernetes.io/master', operator: 'Exists', effect: 'NoSchedule' },
-      { key: 'os', operator: 'Equal', value: 'windows', effect: 'NoSchedule' },
     ]);
+    // TOLERATIONS and the pull secret reach every pod, host-network ones too.
+    const extra = { key: 'CriticalAddonsOnly', operator: 'Exists' as const };
+    const more = renderSuiteManifests({ ...input, tolerations: [extra], pullSecret: 'regcred' });
+    for (const pod of [...more.pods, ...more.hostNetwork]) {
+      expect(pod.spec?.tolerations).to.deep.include(extra);
+      expect(pod.spec?.imagePullSecrets).to.deep.equal([{ name: 'regcred' }]);
+    }
     expect(win.spec).to.include({ hostname: 'netexec-win1-a', subdomain: 'netexec' });
     const container = win.spec!.containers[0]!;
     // Images are per OS: a Linux-only image never lands on a Windows node.

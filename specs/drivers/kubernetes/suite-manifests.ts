@@ -2,7 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { V1Namespace, V1Pod, V1Service } from '@kubernetes/client-node';
+import {
+  V1LocalObjectReference,
+  V1Toleration,
+  type V1Namespace,
+  type V1Pod,
+  type V1Service,
+} from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import {
   LAB_LABEL,
@@ -12,6 +18,8 @@ import {
   SLOT_LABEL,
 } from '../../../lab/contracts/kubernetes-names.ts';
 import { LabError } from '../../../lab/errors.ts';
+import { suiteTolerations } from '../../../lab/providers/existing/node-usability.ts';
+import type { Toleration } from '../../../lab/providers/existing/node-filter.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
 import { CHURN_APP, churnServiceName } from '../../model/churn.ts';
 import {
@@ -35,7 +43,15 @@ export interface PodToRender {
   localBackend: boolean;
 }
 
-export interface RenderInput {
+/** What every pod the suite runs carries beyond its template: the user's tolerations and pull secret. */
+export interface PodExtras {
+  /** TOLERATIONS, on top of each OS's own (SUITE_TOLERATIONS). */
+  tolerations?: readonly Toleration[];
+  /** The run namespace's copy of IMAGE_PULL_SECRET, named in imagePullSecrets. */
+  pullSecret?: string;
+}
+
+export interface RenderInput extends PodExtras {
   namespace: string;
   runId: string;
   lab: string;
@@ -94,6 +110,24 @@ export function renderTemplate(file: string, vars: Readonly<Record<string, strin
   return substitute(parse(readFileSync(file, 'utf8')));
 }
 
+function pullSecretRef(name: string): V1LocalObjectReference {
+  return Object.assign(new V1LocalObjectReference(), { name });
+}
+
+/**
+ * `pod` with the tolerations every suite pod of `os` has (control-plane and Windows taints, and
+ * TOLERATIONS) and the run's pull secret: one place, so that the pods and the check of which nodes
+ * they can go to (node-usability.ts) agree.
+ */
+export function withExtras(pod: V1Pod, os: Os, extras: PodExtras): V1Pod {
+  const spec = pod.spec!;
+  spec.tolerations = suiteTolerations(os, extras.tolerations).map((t) =>
+    Object.assign(new V1Toleration(), t),
+  );
+  if (extras.pullSecret !== undefined) spec.imagePullSecrets = [pullSecretRef(extras.pullSecret)];
+  return pod;
+}
+
 export function commonVars(input: Pick<RenderInput, 'runId' | 'lab'>): Record<string, string> {
   return {
     runId: input.runId,
@@ -108,12 +142,12 @@ export function commonVars(input: Pick<RenderInput, 'runId' | 'lab'>): Record<st
 
 /** One netexec pod: of the suite's Services (`app` netexec), or of a churn Service (`app` churn). */
 export function renderNetexecPod(
-  input: Pick<RenderInput, 'runId' | 'lab' | 'images'>,
+  input: Pick<RenderInput, 'runId' | 'lab' | 'images'> & PodExtras,
   pod: PodToRender,
   app = 'netexec',
   dir = MANIFEST_DIR,
 ): V1Pod {
-  return renderTemplate(join(dir, 'netexec-pod.yaml'), {
+  const body = renderTemplate(join(dir, 'netexec-pod.yaml'), {
     ...commonVars(input),
     name: pod.name,
     app,
@@ -124,6 +158,7 @@ export function renderNetexecPod(
     node: pod.nodeHostname,
     image: input.images[pod.os],
   }) as V1Pod;
+  return withExtras(body, pod.os, input);
 }
 
 /**
@@ -131,16 +166,20 @@ export function renderNetexecPod(
  * network and PIDs on Linux; HostProcess as SYSTEM on Windows.
  */
 export function renderNodeShellPod(
-  input: Pick<RenderInput, 'runId' | 'lab'> & { image: string },
+  input: Pick<RenderInput, 'runId' | 'lab' | 'pullSecret'> & { image: string },
   pod: { name: string; nodeHostname: string; os: Os },
   dir = MANIFEST_DIR,
 ): V1Pod {
-  return renderTemplate(join(dir, `node-shell-pod-${pod.os}.yaml`), {
+  const body = renderTemplate(join(dir, `node-shell-pod-${pod.os}.yaml`), {
     ...commonVars(input),
     name: pod.name,
     node: pod.nodeHostname,
     image: input.image,
   }) as V1Pod;
+  // Its own tolerations (every taint) stay: evidence goes where the failing flow went.
+  if (input.pullSecret !== undefined)
+    body.spec!.imagePullSecrets = [pullSecretRef(input.pullSecret)];
+  return body;
 }
 
 /** The over-time rows' Services (specs/engine/disruption): a twin Service, or the stateful UDP one. */
@@ -188,14 +227,17 @@ export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): Su
           podHostname: podHostname(pod),
         }) as V1Service,
     ),
-    hostNetwork: input.hostNetwork.map(
-      (pod) =>
+    hostNetwork: input.hostNetwork.map((pod) =>
+      withExtras(
         renderTemplate(at(`host-netexec-pod-${pod.os}.yaml`), {
           ...common,
           name: pod.name,
           node: pod.nodeHostname,
           image: input.images[pod.os],
         }) as V1Pod,
+        pod.os,
+        input,
+      ),
     ),
     local: input.serviceOses.map(
       (os) =>
