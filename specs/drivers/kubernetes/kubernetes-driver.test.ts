@@ -1,7 +1,9 @@
 // The API server and kubelet are fakes that answer what a live v1.20.2 API server answered the
 // same calls (kube-fake-core.ts over kube-recorded-objects.ts); the Windows node is hand-written.
 // The only sockets opened are the external echo's, on 127.0.0.1.
+import { hostname } from 'node:os';
 import { expect } from 'chai';
+import { stampOf, thisUser } from '../../../lab/contracts/kubernetes-names.ts';
 import { podNames } from '../../model/workload-names.ts';
 import { driverFixture } from '../../testing/kube-driver-fixture.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
@@ -82,9 +84,16 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     try {
       const ns = 'hybrid-lab-r1';
       expect(workloads.namespace).to.equal(ns);
-      expect(core.namespaces.get(ns)?.metadata?.labels).to.deep.equal({
+      expect(core.namespaces.get(ns)?.metadata?.labels).to.deep.include({
         'hybrid-lab/run': 'r1',
         'hybrid-lab/lab': 'hybrid',
+        'pod-security.kubernetes.io/enforce': 'privileged',
+      });
+      // Whose run it is: this process, for `lab reap`.
+      expect(stampOf(core.namespaces.get(ns)?.metadata?.annotations)).to.deep.include({
+        owner: thisUser(),
+        host: hostname(),
+        pid: process.pid,
       });
       expect(core.pods.map((p) => p.metadata?.name)).to.deep.equal([
         'netexec-cp1-a',

@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { isIP } from 'node:net';
 import type { CommandRunner } from '../../../lab/exec/command-runner.ts';
 import { ExecaRunner } from '../../../lab/exec/execa-runner.ts';
-import { runNamespace } from '../../../lab/contracts/kubernetes-names.ts';
+import { runNamespace, runStamp } from '../../../lab/contracts/kubernetes-names.ts';
 import { LabError } from '../../../lab/errors.ts';
 import { silentLogger, type Logger } from '../../../lab/log/logger.ts';
 import type { RunInfo } from '../../../lab/contracts/results-file.ts';
@@ -271,6 +271,7 @@ export class KubernetesDriver implements LabDriver {
       namespace: runNamespace(runId),
       runId,
       lab: this.#facts.lab,
+      stamp: runStamp(),
       images,
       dnsDomain: this.#facts.dnsDomain ?? 'cluster.local',
       pods,

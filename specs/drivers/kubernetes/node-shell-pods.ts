@@ -19,6 +19,7 @@ import {
   type ExecClient,
 } from './kube-clients.ts';
 import { forPodsReady } from './pod-waits.ts';
+import { POD_KINDS, podSecurityRefusal } from './pod-security.ts';
 import { renderNodeShellPod } from './suite-manifests.ts';
 
 const CONTAINER = 'shell';
@@ -156,9 +157,11 @@ export class NodeShellPods {
       const code = apiStatusCode(error);
       const refused = code !== undefined && code >= 400 && code < 500;
       const message = `cannot create node shell pod ${namespace}/${name}: ${apiErrorText(error)}`;
-      throw refused
-        ? new Error(message, { cause: error })
-        : new TransientCreateError(message, error);
+      if (!refused) throw new TransientCreateError(message, error);
+      throw (
+        podSecurityRefusal(error, { name, kind: POD_KINDS.nodeShell }, namespace) ??
+        new Error(message, { cause: error })
+      );
     }
     await forPodsReady(this.core, namespace, [name], {
       timeoutMs: SHELL_READY_MS,
