@@ -66,6 +66,7 @@ import { KubeDisruptor } from './kube-disruptor.ts';
 import { KubeOverTime, type KubeRun } from './kube-over-time.ts';
 import { EXTERNAL_ECHO_HOSTNAME } from '../../../lab/cluster/cluster-bootstrap.ts';
 import { featureAddresses, internalTrafficPolicyGap } from '../../model/service-features.ts';
+import { healthCheckLoadBalancer } from './feature-manifests.ts';
 
 /**
  * The affinity-timeout Services' timeoutSeconds on real clusters: well above the gaps between a
@@ -116,6 +117,8 @@ export interface KubernetesDriverOptions {
   execGraceMs?: number;
   /** The lab's machines below the API (labs the harness made): runtime restarts, reboots. */
   nodeActions?: NodeActions;
+  /** Says what the user must know before the run goes on (a cloud load balancer); default stderr. */
+  warn?: (text: string) => void;
 }
 
 const SERVICE_OSES: readonly Os[] = ['linux', 'windows'];
@@ -266,6 +269,7 @@ export class KubernetesDriver implements LabDriver {
     // Where this host's packets to the nodes come from: NodePort probes, and the echo by default.
     const outsideAddress =
       options.outside?.address ?? (await routeSourceAddress(this.#runner, this.nodes[0]!.ip));
+    const loadBalancerClass = this.#loadBalancerClass();
     // Held before start() so cleanup() removes whatever a failed start left behind.
     this.#deployment = new SuiteDeployment(this.#clients.core, {
       namespace: runNamespace(runId),
@@ -292,6 +296,7 @@ export class KubernetesDriver implements LabDriver {
       features: {
         internalLocal: internalTrafficPolicyGap(this.info.kubernetesVersion) === undefined,
         affinityTimeoutSeconds: AFFINITY_TIMEOUT_SECONDS,
+        ...(loadBalancerClass === undefined ? {} : { loadBalancerClass }),
       },
       keepNamespace: settings.keepRunNamespace,
       log: this.#log,
@@ -316,6 +321,21 @@ export class KubernetesDriver implements LabDriver {
     }
     this.#workloads = await this.#deployment.start();
     return this.#workloads;
+  }
+
+  /** The health-check Services' load balancer class; where there is none, the user is told why. */
+  #loadBalancerClass(): string | undefined {
+    const { loadBalancerClass, note } = healthCheckLoadBalancer(
+      this.info.kubernetesVersion,
+      this.#facts.provider === 'existing',
+    );
+    if (note?.warn === true) {
+      this.#log.warn(note.text);
+      const warn =
+        this.#options.warn ?? ((text) => process.stderr.write(`hybrid-lab: warning: ${text}\n`));
+      warn(note.text);
+    } else if (note !== undefined) this.#log.info(note.text);
+    return loadBalancerClass;
   }
 
   /**

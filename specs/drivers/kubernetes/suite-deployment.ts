@@ -73,8 +73,11 @@ export interface DeploymentSettings {
   echo:
     | { lab: { address: string; port: number; hostname: string } }
     | { address: string; port: number };
-  /** The Service-feature rows: whether the cluster has internalTrafficPolicy, the affinity timeout. */
-  features: { internalLocal: boolean; affinityTimeoutSeconds: number };
+  /**
+   * The Service-feature rows: whether the cluster has internalTrafficPolicy, the affinity timeout,
+   * and the health-check Services' load balancer class (none where the cluster lacks the field).
+   */
+  features: { internalLocal: boolean; affinityTimeoutSeconds: number; loadBalancerClass?: string };
   /** Leave the run namespace for the nightly collector. */
   keepNamespace: boolean;
   log: Logger;
