@@ -514,7 +514,7 @@ export class KubernetesDriver implements LabDriver {
     const started = await execInPod(
       this.#clients.exec,
       { ...source, pod: server },
-      iperfServerCommand(),
+      iperfServerCommand(host),
       limitMs,
     );
     if (started.exitCode !== 0)
