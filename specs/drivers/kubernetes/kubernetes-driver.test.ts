@@ -51,6 +51,20 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     });
   });
 
+  it("makes path evidence opt-in where it would go through privileged pods on the user's nodes", async () => {
+    const { kubeconfig, facts, options } = driverFixture();
+    const theirs = await KubernetesDriver.open(kubeconfig, facts, options);
+    expect(theirs.evidenceOptIn).to.match(/^on a cluster the harness did not make, path evidence/);
+    // A lab the harness made: its own node shells, evidence by default.
+    const shell = (node: string) => ({ node, exec: () => Promise.reject(new Error('unused')) });
+    const ours = await KubernetesDriver.open(
+      kubeconfig,
+      { ...facts, provider: 'netns' },
+      { ...options, nodeShell: shell },
+    );
+    expect(ours.evidenceOptIn).to.equal(undefined);
+  });
+
   it('checkReady names exactly the nodes that are not Ready or are cordoned', async () => {
     const { kubeconfig, facts, core, options } = driverFixture();
     const driver = await KubernetesDriver.open(kubeconfig, facts, options);

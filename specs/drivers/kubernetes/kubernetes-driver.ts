@@ -143,6 +143,8 @@ export class KubernetesDriver implements LabDriver {
   readonly overTime?: KubeOverTime;
   /** Pods whose iperf3 server runs (perf streams). */
   readonly #iperfServers = new Set<string>();
+  /** On a cluster the harness did not make, evidence changes the user's nodes: only when asked. */
+  readonly evidenceOptIn?: string;
 
   /** Opens a cluster by kubeconfig: discovers nodes, OS builds and the server version. */
   static async open(
@@ -184,6 +186,11 @@ export class KubernetesDriver implements LabDriver {
     this.#log = (options.log ?? silentLogger()).child({ provider: facts.provider, lab: facts.lab });
     this.#runner = options.runner ?? new ExecaRunner(this.#log);
     this.nodes = cluster.nodes;
+    // Without the lab's own node shells (a cluster the harness did not make), evidence goes
+    // through privileged pods on the user's nodes.
+    if (options.nodeShell === undefined)
+      this.evidenceOptIn =
+        "on a cluster the harness did not make, path evidence puts privileged pods on the cluster's nodes, loads nftables trace rules there and runs pktmon captures";
     this.info = {
       lab: facts.lab,
       provider: facts.provider,
@@ -311,7 +318,7 @@ export class KubernetesDriver implements LabDriver {
         lab: this.#facts.lab,
         linuxImage: settings.evidenceImage ?? images.linux,
         windowsImage: images.windows,
-        nodes: this.nodes.map((n) => ({
+        nodes: this.#evidenceNodes().map((n) => ({
           name: n.name,
           nodeHostname: this.#nodeHostname(n.name),
           os: n.os,
@@ -578,6 +585,14 @@ export class KubernetesDriver implements LabDriver {
       remove,
       create.map(({ name, node }) => this.#podToRender(name, node)),
     );
+  }
+
+  /**
+   * The nodes path evidence may put a node shell pod on: those the run uses. A node filter
+   * (NODE_SELECTOR / NODES) narrows this list, so evidence never touches a node the run left out.
+   */
+  #evidenceNodes(): readonly SuiteNode[] {
+    return this.nodes;
   }
 
   /** The node's `kubernetes.io/hostname` label, which pods are pinned by. */

@@ -54,6 +54,7 @@ export interface NodeShellPodSettings {
   linuxImage: string;
   /** Windows: any image the nodes can pull (the run's agnhost image). */
   windowsImage: string;
+  /** The nodes a shell pod may go to: those the run uses, never one it left out. */
   nodes: readonly ShellNode[];
   /** Poll interval of the wait for a pod to run; default 2 s. */
   pollMs?: number;
@@ -108,7 +109,8 @@ export class NodeShellPods {
 
   shell(name: string): NodeShell {
     const node = this.settings.nodes.find((n) => n.name === name);
-    if (node === undefined) throw new Error(`no node ${name} in the cluster`);
+    if (node === undefined)
+      throw new Error(`no node ${name} among those the run uses: no node shell pod goes there`);
     return { node: name, exec: (argv, options) => this.#run(node, argv, options ?? {}) };
   }
 
