@@ -8,6 +8,7 @@ import { planLab, serializePlan } from '../plan/plan-lab.ts';
 import { labSpecJsonSchema } from '../spec/lab-spec-schema.ts';
 import { loadSpec } from '../spec/load-spec.ts';
 import type { LabStore } from '../state/lab-store.ts';
+import { parseDuration } from '../text/duration.ts';
 import { registerFaultCommands } from './fault-commands.ts';
 import { formatStatus } from './format-status.ts';
 import { registerHistoryCommands } from './history-commands.ts';
@@ -116,10 +117,17 @@ export function labProgram(
     .command('reap')
     .description('remove leftovers of labs that are not up, found by the lab id stamped on them')
     .option('--lab <name>', 'only this lab (also when it is up)')
-    .action(async (opts: { lab?: string }) => {
+    .option(
+      '--older-than <age>',
+      "on a cluster others share: also others' runs older than this (30m, 6h, 2d); without it, only your own",
+    )
+    .action(async (opts: { lab?: string; olderThan?: string }) => {
       const removed = await labReap({
         store,
         ...(opts.lab === undefined ? {} : { labId: `hl-${opts.lab}` }),
+        ...(opts.olderThan === undefined
+          ? {}
+          : { olderThanMs: parseDuration(opts.olderThan, '--older-than') }),
       });
       for (const line of removed) out(`removed ${line}`);
       out(`reaped ${removed.length} resources`);

@@ -6,7 +6,7 @@ import { LabError, ProviderError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { PlainProgress } from '../log/progress.ts';
 import type { LabPlan } from '../plan/lab-plan.ts';
-import type { LabProvider, StartedLab } from '../providers/lab-provider.ts';
+import type { LabProvider, ReapOptions, StartedLab } from '../providers/lab-provider.ts';
 import type { PreflightProblem } from '../errors.ts';
 import { validateSpec, type LoadedSpec } from '../spec/load-spec.ts';
 import { expandShorthand } from '../spec/shorthand.ts';
@@ -46,8 +46,9 @@ class FakeProvider implements LabProvider {
     };
     return Promise.resolve(lab);
   }
-  reap(labId?: string): Promise<string[]> {
-    this.events.push(`reap ${labId ?? '*'}`);
+  reap(labId?: string, options: ReapOptions = {}): Promise<string[]> {
+    const older = options.olderThanMs === undefined ? '' : ` older than ${options.olderThanMs} ms`;
+    this.events.push(`reap ${labId ?? '*'}${older}`);
     return Promise.resolve([]);
   }
   listLabIds(): Promise<string[]> {
@@ -133,5 +134,11 @@ describe('lab lifecycle (fake provider)', () => {
     fake.labIds = ['hl-live', 'hl-orphan'];
     await labReap(opts());
     expect(fake.events).to.include('reap hl-orphan').and.not.include('reap hl-live');
+  });
+
+  it("hands the age of others' runs (`lab reap --older-than`) to every provider's reap", async () => {
+    fake.labIds = ['hl-existing'];
+    await labReap({ ...opts(), olderThanMs: 21_600_000 });
+    expect(fake.events).to.include('reap hl-existing older than 21600000 ms');
   });
 });

@@ -129,9 +129,12 @@ export async function labStatus(name: string, options: LifecycleOptions): Promis
 
 /**
  * `lab reap`: removes resources of labs that are not up (or only `labId`'s), for every
- * provider, from what is stamped on them; `.lab/` may be gone.
+ * provider, from what is stamped on them; `.lab/` may be gone. On a cluster others share,
+ * others' runs go only past `olderThanMs`.
  */
-export async function labReap(options: LifecycleOptions & { labId?: string }): Promise<string[]> {
+export async function labReap(
+  options: LifecycleOptions & { labId?: string; olderThanMs?: number },
+): Promise<string[]> {
   const { store } = options;
   const live = new Set(
     store
@@ -149,7 +152,12 @@ export async function labReap(options: LifecycleOptions & { labId?: string }): P
     try {
       const ids = options.labId === undefined ? await provider.listLabIds() : [options.labId];
       for (const id of ids.filter((i) => options.labId !== undefined || !live.has(i))) {
-        removed.push(...(await provider.reap(id)));
+        removed.push(
+          ...(await provider.reap(
+            id,
+            options.olderThanMs === undefined ? {} : { olderThanMs: options.olderThanMs },
+          )),
+        );
       }
     } catch (error) {
       log.error({ err: error }, 'reap failed');

@@ -95,11 +95,19 @@ export interface LabProvider {
   attach(plan: LabPlan): Promise<StartedLab>;
   /**
    * Removes every resource stamped with a hybrid-lab id, or only `labId`'s when given,
-   * without needing any state on disk. Returns a line per removed resource.
+   * without needing any state on disk. Returns a line per removed resource. Where others' runs
+   * share what it sweeps (a cluster the harness did not make), only this machine's user's runs
+   * go, and others' past `options.olderThanMs`.
    */
-  reap(labId?: string): Promise<string[]>;
+  reap(labId?: string, options?: ReapOptions): Promise<string[]>;
   /** Ids of every lab that has resources of this provider on this machine. */
   listLabIds(): Promise<string[]>;
+}
+
+/** What `lab reap` is told beyond the lab. */
+export interface ReapOptions {
+  /** `--older-than`: runs of other users or machines older than this go too. */
+  olderThanMs?: number;
 }
 
 export type ProviderFactory = (context: ProviderContext) => LabProvider;

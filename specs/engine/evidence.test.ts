@@ -10,6 +10,7 @@ import {
   collectEvidence,
   evidenceBudgetMs,
   evidenceCells,
+  evidenceNotAsked,
   evidenceDir,
   removeEvidence,
 } from './evidence.ts';
@@ -44,6 +45,24 @@ describe('evidence selection', () => {
     expect(ids({ cells: 'off', maxCells: 10 })).to.deep.equal([]);
   });
 
+  it('collects nothing on a lab where evidence is opt-in unless EVIDENCE asks for it', () => {
+    const optIn = 'a cluster the harness did not make';
+    const unset = suiteSettings({}, []).evidence;
+    expect(evidenceNotAsked(unset, optIn)).to.equal(
+      'a cluster the harness did not make; EVIDENCE=failed collects it',
+    );
+    // Where evidence is the default (labs the harness made) it is collected unasked.
+    expect(evidenceNotAsked(unset, undefined)).to.equal(undefined);
+    for (const value of ['failed', 'all'])
+      expect(evidenceNotAsked(suiteSettings({ EVIDENCE: value }, []).evidence, optIn)).to.equal(
+        undefined,
+      );
+    // Asked for none: nothing to explain, evidenceCells gives none.
+    expect(evidenceNotAsked(suiteSettings({ EVIDENCE: 'off' }, []).evidence, optIn)).to.equal(
+      undefined,
+    );
+  });
+
   it('puts a cell under evidence/, one folder per id segment, nothing outside it', () => {
     expect(evidenceDir('pod-to-pod/windows-to-linux/cross-node/win2/lin1/ip')).to.equal(
       'evidence/pod-to-pod/windows-to-linux/cross-node/win2/lin1/ip',
@@ -52,10 +71,15 @@ describe('evidence selection', () => {
   });
 
   it('reads EVIDENCE and EVIDENCE_MAX_CELLS, refusing what they do not allow', () => {
-    expect(suiteSettings({}, []).evidence).to.deep.equal({ cells: 'failed', maxCells: 10 });
+    expect(suiteSettings({}, []).evidence).to.deep.equal({
+      cells: 'failed',
+      maxCells: 10,
+      asked: false,
+    });
     expect(suiteSettings({ EVIDENCE: 'all', EVIDENCE_MAX_CELLS: '3' }, []).evidence).to.deep.equal({
       cells: 'all',
       maxCells: 3,
+      asked: true,
     });
     expect(() => suiteSettings({ EVIDENCE: 'some' }, [])).to.throw(
       "EVIDENCE must be one of failed, all, off, got 'some'",

@@ -34,7 +34,7 @@ export function evidenceDir(cell: string): string {
 /** The cells to collect for, in the run's order. */
 export function evidenceCells(
   results: readonly { result: CellResult; spec: ProbeSpec }[],
-  settings: SuiteSettings['evidence'],
+  settings: Pick<SuiteSettings['evidence'], 'cells' | 'maxCells'>,
 ): { result: CellResult; spec: ProbeSpec }[] {
   if (settings.cells === 'off') return [];
   const wanted = results.filter(
@@ -42,6 +42,18 @@ export function evidenceCells(
       settings.cells === 'all' || result.verdict === 'fail' || result.verdict === 'infra-error',
   );
   return wanted.slice(0, settings.maxCells);
+}
+
+/**
+ * Why the run collects no evidence at all: EVIDENCE unset on a lab where evidence is opt-in
+ * (`optIn`, the driver's reason); undefined: collect as `settings` say.
+ */
+export function evidenceNotAsked(
+  settings: SuiteSettings['evidence'],
+  optIn: string | undefined,
+): string | undefined {
+  if (settings.asked || optIn === undefined || settings.cells === 'off') return undefined;
+  return `${optIn}; EVIDENCE=failed collects it`;
 }
 
 /**

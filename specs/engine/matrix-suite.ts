@@ -17,7 +17,13 @@ import { podNames } from '../model/workload-names.ts';
 import { resultsDir, writeReport } from '../report/write-report.ts';
 import { CellRunner } from './cell-runner.ts';
 import { withDeadline } from './deadline.ts';
-import { collectEvidence, evidenceBudgetMs, evidenceCells, removeEvidence } from './evidence.ts';
+import {
+  collectEvidence,
+  evidenceBudgetMs,
+  evidenceCells,
+  evidenceNotAsked,
+  removeEvidence,
+} from './evidence.ts';
 import { expectationFor } from './profile.ts';
 import { RunRecorder } from './run-recorder.ts';
 import type { SuiteSettings } from './suite-settings.ts';
@@ -186,6 +192,11 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
         if (driver === undefined || run === undefined || runner === undefined) return;
         const cells = evidenceCells(await runner.probed(), run.evidence);
         if (cells.length === 0 || driver.pathEvidence === undefined) return;
+        const notAsked = evidenceNotAsked(run.evidence, driver.evidenceOptIn);
+        if (notAsked !== undefined) {
+          console.log(`    path evidence of ${cells.length} cell(s) not collected: ${notAsked}`);
+          return;
+        }
         this.timeout(evidenceBudgetMs(cells, run.timeoutMs) + 30_000);
         const started = performance.now();
         const collected = await collectEvidence(driver, cells, dir, run.timeoutMs);

@@ -63,7 +63,7 @@ describe('suite settings: a bad value names its setting', function () {
     );
     expect(settings.profile.name).to.equal('strict');
     expect(settings.suite).to.equal('matrix');
-    expect(settings.evidence).to.deep.equal({ cells: 'failed', maxCells: 10 });
+    expect(settings.evidence).to.deep.equal({ cells: 'failed', maxCells: 10, asked: false });
     expect(settings.budget).to.deep.include({ slow: 'fail', confirmations: 3, ratio: 5 });
   });
 
@@ -83,7 +83,7 @@ describe('suite settings: a bad value names its setting', function () {
       concurrency: 5,
       deployTimeoutMs: 1000,
       perf: { durationMs: 500, udpMbps: 7 },
-      evidence: { cells: 'all', maxCells: 4 },
+      evidence: { cells: 'all', maxCells: 4, asked: true },
     });
   });
 

@@ -32,8 +32,12 @@ export interface SuiteSettings {
   runId: string;
   /** What the Kubernetes driver reads (image, echo, waits), checked here like the rest. */
   kubernetes: KubernetesSettings;
-  /** Which cells get path evidence (EVIDENCE: failed, all or off), and at most how many (EVIDENCE_MAX_CELLS). */
-  evidence: { cells: EvidenceCells; maxCells: number };
+  /**
+   * Which cells get path evidence (EVIDENCE: failed, all or off), and at most how many
+   * (EVIDENCE_MAX_CELLS). `asked`: EVIDENCE was set; where the lab makes evidence opt-in (a
+   * cluster the harness did not make: LabDriver.evidenceOptIn) it is collected only then.
+   */
+  evidence: { cells: EvidenceCells; maxCells: number; asked: boolean };
   /** Long-lived, stateful and disruption cells (specs/engine/disruption): off unless asked for. */
   overTime: OverTimeSettings;
   /** How well, not only whether: the latency budget and what slow and flaky cells do to the run. */
@@ -157,6 +161,7 @@ export function suiteSettings(env: NodeJS.ProcessEnv, argv: readonly string[]): 
     evidence: {
       cells: evidenceCells(env),
       maxCells: positiveIntSetting(env, 'EVIDENCE_MAX_CELLS', 10),
+      asked: env.EVIDENCE !== undefined && env.EVIDENCE !== '',
     },
     overTime: overTimeSettings(env, selection),
     budget: budgetSettings(env, profile, suite),

@@ -169,6 +169,12 @@ export interface LabDriver extends AsyncDisposable {
    */
   pathEvidence?(cell: CellMeta, spec: ProbeSpec, timeoutMs: number): Promise<PathEvidence>;
   /**
+   * Why path evidence is collected here only when the run asks for it (EVIDENCE set), or undefined
+   * where failing cells get it by default: on a cluster the harness did not make, collecting it
+   * changes the user's nodes (privileged pods, nftables trace rules, pktmon captures).
+   */
+  readonly evidenceOptIn?: string;
+  /**
    * Makes `step` (CHURN_STEPS, in order) on the churn Service of `os`: deletes and creates its
    * pods as churnChange() says and returns once the pods it created run; the dataplane's
    * convergence is what the churn cells check.

@@ -5,6 +5,7 @@ import {
   featureAddresses,
   internalLocalServiceName,
   internalTrafficPolicyGap,
+  loadBalancerClassGap,
 } from './service-features.ts';
 
 describe('Service features: what the affinity cells ask and what a version lacks', () => {
@@ -28,6 +29,15 @@ describe('Service features: what the affinity cells ask and what a version lacks
     );
     for (const version of ['v1.22.0', '1.30.4', 'v1.31.2+k3s1', 'v2.0.0', undefined, 'unknown'])
       expect(internalTrafficPolicyGap(version), String(version)).to.equal(undefined);
+  });
+
+  it('relies on spec.loadBalancerClass from 1.24 on (GA), not on the beta gate before', () => {
+    for (const version of ['v1.20.2', '1.22.0', 'v1.23.17'])
+      expect(loadBalancerClassGap(version), version).to.match(
+        /has no spec\.loadBalancerClass to rely on \(GA in 1\.24/,
+      );
+    for (const version of ['v1.24.0', '1.31.4', 'v2.0.0', undefined, 'unknown'])
+      expect(loadBalancerClassGap(version), String(version)).to.equal(undefined);
   });
 
   it('reads the version only from its start, every digit of the major (a leading zero too)', () => {

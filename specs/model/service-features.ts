@@ -75,15 +75,43 @@ export function healthCheckServiceName(os: Os): string {
   return `health-${os}`;
 }
 
+/** Major and minor of `version` (`v1.20.2`, `1.30.4`), read from its start; undefined when it is no version. */
+function minorOf(version: string | undefined): { major: number; minor: number } | undefined {
+  const match = /^v?(\d+)\.(\d+)/.exec(version ?? '');
+  return match === null ? undefined : { major: Number(match[1]), minor: Number(match[2]) };
+}
+
+/** Whether `version` is below 1.`minor` (false when the version is unknown). */
+function below(version: string | undefined, minor: number): boolean {
+  const found = minorOf(version);
+  return found !== undefined && found.major <= 1 && found.minor < minor;
+}
+
+/**
+ * The load balancer class of the health-check Services where the cluster has the field: one no
+ * controller implements, so no cloud builds a load balancer for them, while the API server still
+ * allocates their node ports and health-check node port and every kube-proxy serves it
+ * (https://kubernetes.io/docs/concepts/services-networking/service/#load-balancer-class).
+ */
+export const NO_LOAD_BALANCER_CLASS = 'hybrid-lab.io/none';
+
+/**
+ * Why a cluster at `version` has no spec.loadBalancerClass to rely on, or undefined when it has
+ * (or the version is unknown): the field came in 1.21 behind an alpha gate, on by default as beta
+ * from 1.22 (a gate a cluster may still turn off, and the API server then drops the field
+ * unsaid), GA in 1.24.
+ */
+export function loadBalancerClassGap(version: string | undefined): string | undefined {
+  if (!below(version, 24)) return undefined;
+  return `Kubernetes ${version} has no spec.loadBalancerClass to rely on (GA in 1.24; beta behind the ServiceLoadBalancerClass feature gate before, alpha in 1.21; https://kubernetes.io/docs/concepts/services-networking/service/#load-balancer-class)`;
+}
+
 /**
  * Why a cluster at `version` (`v1.20.2`, `1.30.4`) has no internalTrafficPolicy, or undefined when
  * it has (or the version is unknown).
  */
 export function internalTrafficPolicyGap(version: string | undefined): string | undefined {
-  const match = /^v?(\d+)\.(\d+)/.exec(version ?? '');
-  if (match === null) return undefined;
-  const [major, minor] = [Number(match[1]), Number(match[2])];
-  if (major > 1 || minor >= 22) return undefined;
+  if (!below(version, 22)) return undefined;
   return `Kubernetes ${version} has no internalTrafficPolicy: the field came in 1.21 as alpha behind the ServiceInternalTrafficPolicy feature gate (off by default) and is on by default from 1.22 (https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates-removed/)`;
 }
 

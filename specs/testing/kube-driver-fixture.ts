@@ -31,6 +31,8 @@ export function driverFixture(
   const facts: LabFacts = { lab: 'hybrid', provider: 'existing', cni: 'flannel/vxlan' };
   const core = new FakeCore();
   const exec = new FakeExec(script);
+  /** What the driver warned the user of. */
+  const warnings: string[] = [];
   const runner = new RecordingRunner().on(/^ip route get /, {
     stdout: '192.168.200.10 dev lab0 src 127.0.0.1 uid 0 \n    cache \n',
   });
@@ -44,6 +46,7 @@ export function driverFixture(
       namespaceGoneTimeoutMs: 500,
     },
     pollMs: 1,
+    warn: (text) => warnings.push(text),
   };
-  return { kubeconfig, facts, core, exec, runner, options, reviews };
+  return { kubeconfig, facts, core, exec, runner, options, reviews, warnings };
 }

@@ -32,6 +32,7 @@ import {
   missingServiceAccount,
   NODES,
   noServiceAccount,
+  podSecurityRefused,
   RECORDED,
   recorded,
   recordedApiError,
@@ -73,6 +74,12 @@ export class FakeCore implements CoreClient {
   serviceAccountLag = 0;
   /** Endpoints reads answered with no address yet (the endpoints controller lagging behind). */
   endpointsLag = 0;
+  /**
+   * Pod Security admission as a cluster runs it that enforces `level` where a namespace's
+   * `pod-security.kubernetes.io/enforce` label sets none (Talos, hardened RKE2): host-network pods
+   * are refused with its 403. `overridden`: a policy enforces `level` whatever the label says.
+   */
+  podSecurity: { level: 'baseline'; overridden: boolean } | undefined;
   /** Namespaces whose `default` service account is not there yet: reads left until it is. */
   readonly #accountLag = new Map<string, number>();
   readonly #lists = new Map<string, number>();
@@ -151,6 +158,8 @@ export class FakeCore implements CoreClient {
     if (this.#accountLag.has(namespace)) {
       return Promise.reject(noServiceAccount(name, namespace, 'default'));
     }
+    const refused = this.#podSecurityRefusal(namespace, body);
+    if (refused !== undefined) return Promise.reject(refused);
     if (this.createsTooEarly > 0) {
       this.createsTooEarly--;
       return Promise.reject(recordedApiError(RECORDED.pods.createTooEarly));
@@ -163,6 +172,16 @@ export class FakeCore implements CoreClient {
     this.pods.push(created);
     return Promise.resolve(structuredClone(created));
   };
+
+  #podSecurityRefusal(namespace: string, pod: V1Pod): ApiException<string> | undefined {
+    if (this.podSecurity === undefined || pod.spec?.hostNetwork !== true) return undefined;
+    const { level, overridden } = this.podSecurity;
+    const labels = this.namespaces.get(namespace)?.metadata?.labels ?? {};
+    const enforced = overridden ? level : (labels['pod-security.kubernetes.io/enforce'] ?? level);
+    return enforced === 'privileged'
+      ? undefined
+      : podSecurityRefused(pod.metadata?.name ?? '', enforced);
+  }
 
   /** Deletes at once (grace 0, as the churn asks): the pod is gone from the next list on. */
   deleteNamespacedPod: CoreClient['deleteNamespacedPod'] = ({ name, namespace }) => {

@@ -7,7 +7,8 @@
  *
  * Not recorded, and so hand-written, each marked where it is made: the Windows node (hand-written
  * from the API reference shapes (no Windows node can run here)), a node's NotReady condition and a
- * node without an InternalIP (states the recorded cluster was never put in). Derived from a
+ * node without an InternalIP (states the recorded cluster was never put in), and Pod Security's 403
+ * (recordings/pod-security-403.json: v1.20.2 has no Pod Security admission). Derived from a
  * recording, also marked: the status frame of an exit code no recorded run had, the status of a pod
  * the recording lacks (its slot's recorded pod stands in), and the pod addresses FakeCore gives.
  */
@@ -36,6 +37,7 @@ import {
   recordingFile,
   type ExecRun,
   type Exchange,
+  type PodSecurityRecording,
   type PodStatusSteps,
   type RecordedApiError,
   type Recordings,
@@ -62,6 +64,11 @@ export const RECORDED: Readonly<Recordings> = {
   podFailures: load('podFailures'),
   exec: load('exec'),
 };
+
+/** Pod Security's 403, in the form kube-apiserver 1.25+ answers it (its `source` says why not recorded). */
+export const POD_SECURITY: Readonly<PodSecurityRecording> = JSON.parse(
+  readFileSync(new URL('recordings/pod-security-403.json', import.meta.url), 'utf8'),
+) as PodSecurityRecording;
 
 /** Recorded JSON as an instance of the client's model class (nested objects stay plain, as the driver only reads fields). */
 export function recorded<T extends object>(model: new () => T, json: object): T {
@@ -262,6 +269,20 @@ export function noServiceAccount(
     [details!.name!]: pod,
     [String(exchange.args.namespace)]: namespace,
     'default-missing': account,
+  });
+}
+
+/**
+ * The 403 Pod Security admission answers a create of `pod` with where it enforces `level` (the
+ * form's pod and level re-addressed). The check it names is the host network's, which every pod
+ * it refuses here has; a HostProcess pod's real answer lists its hostProcess check as well.
+ */
+export function podSecurityRefused(pod: string, level = 'baseline'): ApiException<string> {
+  const exchange = POD_SECURITY.createHostNetworkPod;
+  const { details } = recordedStatus(exchange);
+  return readdressedApiError(exchange, {
+    [details!.name!]: pod,
+    'baseline:latest': `${level}:latest`,
   });
 }
 

@@ -166,6 +166,17 @@ export interface ExecRecording {
   runs: ExecRun[];
 }
 
+/**
+ * recordings/pod-security-403.json: the 403 Pod Security admission answers a pod create with (not
+ * recorded from the v1.20.2 server, which has no Pod Security admission; `source` says where its
+ * form comes from).
+ */
+export interface PodSecurityRecording {
+  source: string[];
+  /** createNamespacedPod of a host-network pod in a namespace that enforces baseline. */
+  createHostNetworkPod: Exchange;
+}
+
 export interface Recordings {
   cluster: ClusterRecording;
   namespaces: NamespaceRecording;

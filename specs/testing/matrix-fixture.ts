@@ -157,7 +157,7 @@ function settings(): SuiteSettings {
     selection: selectionFromArgv(process.argv),
     runId: 'fixture-run-1',
     kubernetes: kubernetesSettings({}),
-    evidence: { cells: 'failed', maxCells: 10 },
+    evidence: { cells: 'failed', maxCells: 10, asked: false },
     overTime: overTimeSettings({}, selectionFromArgv([])),
     budget: budgetSettings({}, {}),
     suite: 'matrix',

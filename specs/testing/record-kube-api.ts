@@ -32,7 +32,7 @@ import {
 } from '@kubernetes/client-node';
 import { format, resolveConfig } from 'prettier';
 import { silentLogger } from '../../lab/log/logger.ts';
-import { runNamespace } from '../../lab/contracts/kubernetes-names.ts';
+import { runNamespace, type RunStamp } from '../../lab/contracts/kubernetes-names.ts';
 import type { ProbeRequest } from '../model/lab-driver.ts';
 import { backsLocalService, hostNetworkPod, podNames } from '../model/workload-names.ts';
 import { probeCommand } from '../drivers/kubernetes/agnhost-probe.ts';
@@ -66,6 +66,13 @@ import {
 
 const RUN_ID = 'recorded';
 const LAB = 'recorder';
+/** The run namespace's owner stamp: the recorder's, not the user's or the machine's names. */
+const STAMP: RunStamp = {
+  owner: 'recorder',
+  host: 'recorder',
+  startedAt: new Date().toISOString(),
+  pid: process.pid,
+};
 const POLL_MS = 250;
 
 /** Milliseconds since the last mark. */
@@ -394,6 +401,7 @@ async function main(): Promise<void> {
     namespace,
     runId: RUN_ID,
     lab: LAB,
+    stamp: STAMP,
     churnOses: [],
     churnPods: [],
     images: { linux: image, windows: image },
@@ -430,6 +438,7 @@ async function main(): Promise<void> {
       namespace,
       runId: RUN_ID,
       lab: LAB,
+      stamp: STAMP,
       images: { linux: image, windows: image },
       pods: [],
       serviceOses: [],
@@ -458,6 +467,7 @@ async function main(): Promise<void> {
       namespace,
       runId: RUN_ID,
       lab: LAB,
+      stamp: STAMP,
       images: { linux: image, windows: image },
       pods,
       serviceOses: ['linux'],
@@ -523,6 +533,7 @@ async function main(): Promise<void> {
         namespace: failing,
         runId: RUN_ID,
         lab: LAB,
+        stamp: STAMP,
         images: { linux: podImage, windows: podImage },
         pods: [{ name, nodeHostname: facts.hostnames[node] ?? node, os, localBackend: false }],
         serviceOses: [],

@@ -12,7 +12,9 @@ import {
   type ClusterCheck,
   type NodeLister,
   type RunNamespaces,
+  type WhoReaps,
 } from './existing-provider.ts';
+import type { RunNamespace } from './reap-decision.ts';
 
 const KUBECONFIG = `apiVersion: v1
 kind: Config
@@ -80,6 +82,47 @@ describe('ExistingProvider (unit; the node list is a fake of the API)', () => {
     expect(() => lab.nodeShell('cp1')).to.throw(/no shell/);
   });
 
+  /** This machine as the reaper sees it: ada on build1, whose process 4242 still runs. */
+  const ME: WhoReaps = () => ({
+    owner: 'ada',
+    host: 'build1',
+    alive: (pid) => pid === 4242,
+    nowMs: Date.parse('2026-11-22T12:00:00Z'),
+  });
+  /** A run namespace of lab `lab`, started `minutes` before ME's now by `owner` on `host`. */
+  const run = (
+    name: string,
+    lab: string,
+    owner: string,
+    host: string,
+    minutes: number,
+    pid = 1,
+  ) => {
+    const at = new Date(Date.parse('2026-11-22T12:00:00Z') - minutes * 60_000).toISOString();
+    return { name, lab, stamp: { owner, host, startedAt: at, pid }, createdAt: at };
+  };
+  /** The provider over `listed`, and the namespaces it removed. */
+  const reaping = (listed: RunNamespace[]) => {
+    const file = join(dir, 'reap-owned');
+    writeFileSync(file, KUBECONFIG);
+    const removed: string[] = [];
+    const said: string[] = [];
+    const namespaces: RunNamespaces = {
+      list: () => Promise.resolve(listed),
+      remove: (_path, name) => Promise.resolve(void removed.push(name)),
+    };
+    const progress = new PlainProgress(log, (line) => said.push(line));
+    const provider = new ExistingProvider(
+      { ...context, progress },
+      undefined,
+      { KUBECONFIG: file },
+      namespaces,
+      undefined,
+      ME,
+    );
+    return { provider, removed, said };
+  };
+
   it('reap deletes the suite namespaces a killed run left, only those of the lab asked for', async () => {
     const file = join(dir, 'reap');
     writeFileSync(file, KUBECONFIG);
@@ -88,15 +131,24 @@ describe('ExistingProvider (unit; the node list is a fake of the API)', () => {
       list: (path) => {
         expect(path).to.equal(file);
         return Promise.resolve([
-          { name: 'hybrid-lab-20261122-aaaaaa', lab: 'prod' },
-          { name: 'hybrid-lab-20261122-bbbbbb', lab: 'other' },
+          run('hybrid-lab-20261122-aaaaaa', 'prod', 'ada', 'build1', 30),
+          run('hybrid-lab-20261122-bbbbbb', 'other', 'ada', 'build1', 30),
         ]);
       },
       remove: (_path, name) => Promise.resolve(void removed.push(name)),
     };
-    const provider = new ExistingProvider(context, undefined, { KUBECONFIG: file }, namespaces);
+    const provider = new ExistingProvider(
+      context,
+      undefined,
+      { KUBECONFIG: file },
+      namespaces,
+      undefined,
+      ME,
+    );
     expect(await provider.listLabIds()).to.deep.equal(['hl-prod', 'hl-other']);
-    expect(await provider.reap('hl-prod')).to.deep.equal(['namespace hybrid-lab-20261122-aaaaaa']);
+    expect(await provider.reap('hl-prod')).to.deep.equal([
+      'namespace hybrid-lab-20261122-aaaaaa (your run, its process gone, 30 min old)',
+    ]);
     expect(removed).to.deep.equal(['hybrid-lab-20261122-aaaaaa']);
     const unreachable = new ExistingProvider(
       context,
@@ -108,6 +160,45 @@ describe('ExistingProvider (unit; the node list is a fake of the API)', () => {
       },
     );
     expect(await unreachable.reap()).to.deep.equal([]);
+  });
+
+  it("reap leaves another owner's fresh run alone, saying whose it is; reaps its own", async () => {
+    const { provider, removed, said } = reaping([
+      run('hybrid-lab-mine', 'existing', 'ada', 'build1', 45),
+      run('hybrid-lab-bob', 'existing', 'bob', 'laptop2', 20),
+      // The same user on another machine is someone else's run too.
+      run('hybrid-lab-ada-elsewhere', 'existing', 'ada', 'laptop2', 20),
+    ]);
+    expect(await provider.reap()).to.deep.equal([
+      'namespace hybrid-lab-mine (your run, its process gone, 45 min old)',
+    ]);
+    expect(removed).to.deep.equal(['hybrid-lab-mine']);
+    expect(said.map((l) => l.replace(/^\S+ /, ''))).to.deep.equal([
+      "left namespace hybrid-lab-bob: bob's run on laptop2, 20 min old: `lab reap --older-than <age>` reaps other runs past that age",
+      "left namespace hybrid-lab-ada-elsewhere: ada's run on laptop2, 20 min old: `lab reap --older-than <age>` reaps other runs past that age",
+    ]);
+  });
+
+  it('reap --older-than reaps runs of others past that age, never a younger one', async () => {
+    const { provider, removed } = reaping([
+      run('hybrid-lab-bob-old', 'existing', 'bob', 'laptop2', 7 * 60),
+      run('hybrid-lab-bob-fresh', 'existing', 'bob', 'laptop2', 5 * 60),
+    ]);
+    expect(await provider.reap(undefined, { olderThanMs: 6 * 3_600_000 })).to.deep.equal([
+      "namespace hybrid-lab-bob-old (bob's run on laptop2, 7 h old, past --older-than 6 h)",
+    ]);
+    expect(removed).to.deep.equal(['hybrid-lab-bob-old']);
+  });
+
+  it('reap leaves a run of its own whose process still runs (a second terminal), also when `lab down` sweeps its lab', async () => {
+    const { provider, removed, said } = reaping([
+      run('hybrid-lab-running', 'existing', 'ada', 'build1', 10, 4242),
+    ]);
+    expect(await provider.reap('hl-existing')).to.deep.equal([]);
+    expect(removed).to.deep.equal([]);
+    expect(said[0]).to.match(
+      /left namespace hybrid-lab-running: your run, still running as process 4242, 10 min old$/,
+    );
   });
 
   it('turns an unreachable API into a not-ready status with the error', async () => {

@@ -1,11 +1,15 @@
-/** The existing provider: any cluster a kubeconfig reaches; it creates and removes nothing. */
+/**
+ * The existing provider: any cluster a kubeconfig reaches; it creates and removes nothing but
+ * the suite's run namespaces its reap finds.
+ */
 import { accessSync, constants, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ProviderError } from '../../errors.ts';
 import type { LabPlan } from '../../plan/lab-plan.ts';
-import { LAB_LABEL, runNamespace } from '../../contracts/kubernetes-names.ts';
+import { LAB_LABEL, runNamespace, stampOf, thisUser } from '../../contracts/kubernetes-names.ts';
+import { processAlive } from '../../exec/process-alive.ts';
 import { kubeconfigFiles } from './kubeconfig-list.ts';
 import {
   NodeFilterSyntaxError,
@@ -20,8 +24,10 @@ import type {
   LabStatus,
   NodeStatus,
   ProviderContext,
+  ReapOptions,
   StartedLab,
 } from '../lab-provider.ts';
+import { reapDecision, type Reaper, type RunNamespace } from './reap-decision.ts';
 import type { PreflightProblem } from '../../errors.ts';
 
 /** Lists the cluster's nodes; swapped for a fake in unit tests. */
@@ -111,10 +117,20 @@ export const checkClusterWithClient: ClusterCheck = async (path, env) => {
 
 /** The suite's per-run namespaces on a cluster (label LAB_LABEL); a fake in unit tests. */
 export interface RunNamespaces {
-  /** Every namespace carrying the label, with its value (the lab name). */
-  list(kubeconfigPath: string): Promise<{ name: string; lab: string }[]>;
+  /** Every namespace carrying the label, with its value (the lab name) and whose run it is. */
+  list(kubeconfigPath: string): Promise<RunNamespace[]>;
   remove(kubeconfigPath: string, name: string): Promise<void>;
 }
+
+/** This machine's user and host, and whether a process of this host runs; a fake in unit tests. */
+export type WhoReaps = () => Omit<Reaper, 'olderThanMs'>;
+
+const thisMachine: WhoReaps = () => ({
+  owner: thisUser(),
+  host: hostname(),
+  alive: processAlive,
+  nowMs: Date.now(),
+});
 
 /** The core API of the kubeconfig's cluster; the client is loaded on use (it costs over a second). */
 async function coreApi(path: string) {
@@ -128,10 +144,15 @@ export const runNamespacesWithClient: RunNamespaces = {
     const list = await (
       await coreApi(path)
     ).listNamespace({ labelSelector: LAB_LABEL, timeoutSeconds: 20 });
-    return list.items.map((ns) => ({
-      name: ns.metadata?.name ?? '',
-      lab: ns.metadata?.labels?.[LAB_LABEL] ?? '',
-    }));
+    return list.items.map((ns) => {
+      const created = ns.metadata?.creationTimestamp;
+      return {
+        name: ns.metadata?.name ?? '',
+        lab: ns.metadata?.labels?.[LAB_LABEL] ?? '',
+        stamp: stampOf(ns.metadata?.annotations),
+        ...(created === undefined ? {} : { createdAt: new Date(created).toISOString() }),
+      };
+    });
   },
   async remove(path, name) {
     await (await coreApi(path)).deleteNamespace({ name });
@@ -160,6 +181,7 @@ export class ExistingProvider implements LabProvider {
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly runNamespaces: RunNamespaces = runNamespacesWithClient,
     private readonly checkCluster: ClusterCheck = checkClusterWithClient,
+    private readonly whoReaps: WhoReaps = thisMachine,
   ) {}
 
   /** The kubeconfig, then the cluster: permissions, version and nodes, before anything is created. */
@@ -233,14 +255,29 @@ export class ExistingProvider implements LabProvider {
     return this.up(plan);
   }
 
-  /** Deletes suite namespaces a killed run left (the cluster itself is never touched). */
-  async reap(labId?: string): Promise<string[]> {
+  /**
+   * Deletes suite namespaces killed runs left (the cluster itself is never touched): this
+   * machine's user's runs whose process is gone, and any run older than `olderThanMs`; each one
+   * left is said, with whose it is.
+   */
+  async reap(labId?: string, options: ReapOptions = {}): Promise<string[]> {
     const { path, found } = await this.#runNamespaces();
+    const reaper: Reaper = {
+      ...this.whoReaps(),
+      ...(options.olderThanMs === undefined ? {} : { olderThanMs: options.olderThanMs }),
+    };
     const removed: string[] = [];
     for (const ns of found.filter((n) => labId === undefined || `hl-${n.lab}` === labId)) {
+      const decision = reapDecision(ns, reaper);
+      const fields = { provider: this.name, namespace: ns.name, why: decision.why };
+      if (!decision.reap) {
+        this.context.log.info(fields, 'left suite namespace');
+        this.context.progress.info(`left namespace ${ns.name}: ${decision.why}`);
+        continue;
+      }
       await this.runNamespaces.remove(path, ns.name);
-      this.context.log.info({ provider: this.name, namespace: ns.name }, 'reaped suite namespace');
-      removed.push(`namespace ${ns.name}`);
+      this.context.log.info(fields, 'reaped suite namespace');
+      removed.push(`namespace ${ns.name} (${decision.why})`);
     }
     return removed;
   }
@@ -251,7 +288,7 @@ export class ExistingProvider implements LabProvider {
   }
 
   /** Run namespaces on the kubeconfig's cluster; none when there is no kubeconfig or no answer. */
-  async #runNamespaces(): Promise<{ path: string; found: { name: string; lab: string }[] }> {
+  async #runNamespaces(): Promise<{ path: string; found: RunNamespace[] }> {
     const path = defaultKubeconfig(this.env);
     try {
       for (const file of kubeconfigFiles(path)) accessSync(file, constants.R_OK);

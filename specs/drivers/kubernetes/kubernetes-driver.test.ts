@@ -1,7 +1,9 @@
 // The API server and kubelet are fakes that answer what a live v1.20.2 API server answered the
 // same calls (kube-fake-core.ts over kube-recorded-objects.ts); the Windows node is hand-written.
 // The only sockets opened are the external echo's, on 127.0.0.1.
+import { hostname } from 'node:os';
 import { expect } from 'chai';
+import { stampOf, thisUser } from '../../../lab/contracts/kubernetes-names.ts';
 import { podNames } from '../../model/workload-names.ts';
 import { driverFixture } from '../../testing/kube-driver-fixture.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
@@ -47,6 +49,20 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
         win1: 'Windows Server 2022 Datacenter (10.0.20348.2582)',
       },
     });
+  });
+
+  it("makes path evidence opt-in where it would go through privileged pods on the user's nodes", async () => {
+    const { kubeconfig, facts, options } = driverFixture();
+    const theirs = await KubernetesDriver.open(kubeconfig, facts, options);
+    expect(theirs.evidenceOptIn).to.match(/^on a cluster the harness did not make, path evidence/);
+    // A lab the harness made: its own node shells, evidence by default.
+    const shell = (node: string) => ({ node, exec: () => Promise.reject(new Error('unused')) });
+    const ours = await KubernetesDriver.open(
+      kubeconfig,
+      { ...facts, provider: 'netns' },
+      { ...options, nodeShell: shell },
+    );
+    expect(ours.evidenceOptIn).to.equal(undefined);
   });
 
   it('opens with a cordoned and a NotReady node left out, and checkReady does not refuse the run for them', async () => {
@@ -199,9 +215,16 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     try {
       const ns = 'hybrid-lab-r1';
       expect(workloads.namespace).to.equal(ns);
-      expect(core.namespaces.get(ns)?.metadata?.labels).to.deep.equal({
+      expect(core.namespaces.get(ns)?.metadata?.labels).to.deep.include({
         'hybrid-lab/run': 'r1',
         'hybrid-lab/lab': 'hybrid',
+        'pod-security.kubernetes.io/enforce': 'privileged',
+      });
+      // Whose run it is: this process, for `lab reap`.
+      expect(stampOf(core.namespaces.get(ns)?.metadata?.annotations)).to.deep.include({
+        owner: thisUser(),
+        host: hostname(),
+        pid: process.pid,
       });
       expect(core.pods.map((p) => p.metadata?.name)).to.deep.equal([
         'netexec-cp1-a',

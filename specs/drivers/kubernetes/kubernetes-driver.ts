@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { isIP } from 'node:net';
 import type { CommandRunner } from '../../../lab/exec/command-runner.ts';
 import { ExecaRunner } from '../../../lab/exec/execa-runner.ts';
-import { runNamespace } from '../../../lab/contracts/kubernetes-names.ts';
+import { runNamespace, runStamp } from '../../../lab/contracts/kubernetes-names.ts';
 import { LabError } from '../../../lab/errors.ts';
 import { silentLogger, type Logger } from '../../../lab/log/logger.ts';
 import type { RunInfo } from '../../../lab/contracts/results-file.ts';
@@ -72,6 +72,7 @@ import { KubeDisruptor } from './kube-disruptor.ts';
 import { KubeOverTime, type KubeRun } from './kube-over-time.ts';
 import { EXTERNAL_ECHO_HOSTNAME } from '../../../lab/cluster/cluster-bootstrap.ts';
 import { featureAddresses, internalTrafficPolicyGap } from '../../model/service-features.ts';
+import { healthCheckLoadBalancer } from './feature-manifests.ts';
 
 /**
  * The affinity-timeout Services' timeoutSeconds on real clusters: well above the gaps between a
@@ -122,6 +123,8 @@ export interface KubernetesDriverOptions {
   execGraceMs?: number;
   /** The lab's machines below the API (labs the harness made): runtime restarts, reboots. */
   nodeActions?: NodeActions;
+  /** Says what the user must know before the run goes on (a cloud load balancer); default stderr. */
+  warn?: (text: string) => void;
 }
 
 const SERVICE_OSES: readonly Os[] = ['linux', 'windows'];
@@ -187,6 +190,8 @@ export class KubernetesDriver implements LabDriver {
   readonly overTime?: KubeOverTime;
   /** Pods whose iperf3 server runs (perf streams). */
   readonly #iperfServers = new Set<string>();
+  /** On a cluster the harness did not make, evidence changes the user's nodes: only when asked. */
+  readonly evidenceOptIn?: string;
 
   /** Opens a cluster by kubeconfig: discovers nodes, OS builds and the server version. */
   static async open(
@@ -231,6 +236,11 @@ export class KubernetesDriver implements LabDriver {
     this.#runner = options.runner ?? new ExecaRunner(this.#log);
     this.nodes = cluster.nodes;
     this.leftOut = cluster.leftOut ?? [];
+    // Without the lab's own node shells (a cluster the harness did not make), evidence goes
+    // through privileged pods on the user's nodes.
+    if (options.nodeShell === undefined)
+      this.evidenceOptIn =
+        "on a cluster the harness did not make, path evidence puts privileged pods on the cluster's nodes, loads nftables trace rules there and runs pktmon captures";
     this.info = {
       lab: facts.lab,
       provider: facts.provider,
@@ -335,11 +345,13 @@ export class KubernetesDriver implements LabDriver {
     // Where this host's packets to the nodes come from: NodePort probes, and the echo by default.
     const outsideAddress =
       options.outside?.address ?? (await routeSourceAddress(this.#runner, this.nodes[0]!.ip));
+    const loadBalancerClass = this.#loadBalancerClass();
     // Held before start() so cleanup() removes whatever a failed start left behind.
     this.#deployment = new SuiteDeployment(this.#clients.core, {
       namespace: runNamespace(runId),
       runId,
       lab: this.#facts.lab,
+      stamp: runStamp(),
       images,
       ...extras,
       ...(settings.imagePullSecret === undefined
@@ -364,6 +376,7 @@ export class KubernetesDriver implements LabDriver {
       features: {
         internalLocal: internalTrafficPolicyGap(this.info.kubernetesVersion) === undefined,
         affinityTimeoutSeconds: AFFINITY_TIMEOUT_SECONDS,
+        ...(loadBalancerClass === undefined ? {} : { loadBalancerClass }),
       },
       keepNamespace: settings.keepRunNamespace,
       log: this.#log,
@@ -379,7 +392,7 @@ export class KubernetesDriver implements LabDriver {
         linuxImage: settings.evidenceImage ?? images.linux,
         windowsImage: images.windows,
         ...(extras.pullSecret === undefined ? {} : { pullSecret: extras.pullSecret }),
-        nodes: this.nodes.map((n) => ({
+        nodes: this.#evidenceNodes().map((n) => ({
           name: n.name,
           nodeHostname: this.#nodeHostname(n.name),
           os: n.os,
@@ -389,6 +402,21 @@ export class KubernetesDriver implements LabDriver {
     }
     this.#workloads = await this.#deployment.start();
     return this.#workloads;
+  }
+
+  /** The health-check Services' load balancer class; where there is none, the user is told why. */
+  #loadBalancerClass(): string | undefined {
+    const { loadBalancerClass, note } = healthCheckLoadBalancer(
+      this.info.kubernetesVersion,
+      this.#facts.provider === 'existing',
+    );
+    if (note?.warn === true) {
+      this.#log.warn(note.text);
+      const warn =
+        this.#options.warn ?? ((text) => process.stderr.write(`hybrid-lab: warning: ${text}\n`));
+      warn(note.text);
+    } else if (note !== undefined) this.#log.info(note.text);
+    return loadBalancerClass;
   }
 
   /**
@@ -567,7 +595,7 @@ export class KubernetesDriver implements LabDriver {
     const started = await execInPod(
       this.#clients.exec,
       { ...source, pod: server },
-      iperfServerCommand(),
+      iperfServerCommand(host),
       limitMs,
     );
     if (started.exitCode !== 0)
@@ -631,6 +659,14 @@ export class KubernetesDriver implements LabDriver {
       remove,
       create.map(({ name, node }) => this.#podToRender(name, node)),
     );
+  }
+
+  /**
+   * The nodes path evidence may put a node shell pod on: those the run uses. A node filter
+   * (NODE_SELECTOR / NODES) narrows this list, so evidence never touches a node the run left out.
+   */
+  #evidenceNodes(): readonly SuiteNode[] {
+    return this.nodes;
   }
 
   /** The node's `kubernetes.io/hostname` label, which pods are pinned by. */

@@ -157,9 +157,11 @@ describe('node shell pods (path evidence on a cluster the harness did not make)'
     expect(creates(refused.core.calls)).to.have.length(1);
   });
 
-  it('names a node the cluster does not have', () => {
+  it('goes to no node the run does not use', () => {
     const { pods } = shells(() => answered('stdout'));
-    expect(() => pods.shell('lin9')).to.throw('no node lin9 in the cluster');
+    expect(() => pods.shell('lin9')).to.throw(
+      'no node lin9 among those the run uses: no node shell pod goes there',
+    );
   });
 
   it('hands input to the command on its stdin, after entering the node (nsenter stand-in)', () => {

@@ -19,6 +19,7 @@ import {
   type ExecClient,
 } from './kube-clients.ts';
 import { forPodsReady } from './pod-waits.ts';
+import { POD_KINDS, podSecurityRefusal } from './pod-security.ts';
 import { renderNodeShellPod } from './suite-manifests.ts';
 
 const CONTAINER = 'shell';
@@ -53,6 +54,7 @@ export interface NodeShellPodSettings {
   linuxImage: string;
   /** Windows: any image the nodes can pull (the run's agnhost image). */
   windowsImage: string;
+  /** The nodes a shell pod may go to: those the run uses, never one it left out. */
   nodes: readonly ShellNode[];
   /** The run namespace's copy of IMAGE_PULL_SECRET, when there is one. */
   pullSecret?: string;
@@ -109,7 +111,8 @@ export class NodeShellPods {
 
   shell(name: string): NodeShell {
     const node = this.settings.nodes.find((n) => n.name === name);
-    if (node === undefined) throw new Error(`no node ${name} in the cluster`);
+    if (node === undefined)
+      throw new Error(`no node ${name} among those the run uses: no node shell pod goes there`);
     return { node: name, exec: (argv, options) => this.#run(node, argv, options ?? {}) };
   }
 
@@ -158,9 +161,11 @@ export class NodeShellPods {
       const code = apiStatusCode(error);
       const refused = code !== undefined && code >= 400 && code < 500;
       const message = `cannot create node shell pod ${namespace}/${name}: ${apiErrorText(error)}`;
-      throw refused
-        ? new Error(message, { cause: error })
-        : new TransientCreateError(message, error);
+      if (!refused) throw new TransientCreateError(message, error);
+      throw (
+        podSecurityRefusal(error, { name, kind: POD_KINDS.nodeShell }, namespace) ??
+        new Error(message, { cause: error })
+      );
     }
     await forPodsReady(this.core, namespace, [name], {
       timeoutMs: SHELL_READY_MS,

@@ -41,8 +41,13 @@ describe('KubernetesDriver perf measures (through a fake Exec)', () => {
       }
       const node = driver.nodes.find((n) => n.os === 'linux' && n.name !== from!.node)!;
       await driver.probeFromPod(from!, stream(node.ip), 3000);
-      const started = exec.calls.filter((c) => c.command[0] === 'iperf3').map((c) => c.pod);
-      expect(started).to.deep.equal([to!.name, hostNetworkPod(node.name)]);
+      const started = exec.calls.filter((c) => c.command[0] === 'iperf3');
+      expect(started.map((c) => c.pod)).to.deep.equal([to!.name, hostNetworkPod(node.name)]);
+      // Each server listens on the address measured only: on a node, the node's, not every one.
+      expect(started.map((c) => c.command.slice(3, 5))).to.deep.equal([
+        ['-B', to!.ip],
+        ['-B', node.ip],
+      ]);
       const measured = exec.calls.filter((c) => c.command[0] === 'bash');
       expect(measured.map((c) => c.pod)).to.deep.equal([from!.name, from!.name, from!.name]);
       expect(measured[0]!.command.slice(4, 8)).to.deep.equal([

@@ -207,7 +207,7 @@ describe('perf in pods: the commands run for real (bash, curl, iperf3 on loopbac
     if (address === null || typeof address === 'string') throw new Error('no port');
     base = `http://127.0.0.1:${address.port}`;
     iperfPort = await freePort();
-    const started = await run([...iperfServerCommand(iperfPort), '-I', pidFile]);
+    const started = await run([...iperfServerCommand('127.0.0.1', iperfPort), '-I', pidFile]);
     expect(started.exitCode, started.stderr).to.equal(0);
     await sleep(300);
   });

@@ -47,9 +47,12 @@ export function perfUnsupportedReason(cell: PerfCell, linuxImage: string): strin
   return undefined;
 }
 
-/** Starts an iperf3 server in the background of the pod it runs in (once per pod). */
-export function iperfServerCommand(port = IPERF_PORT): string[] {
-  return ['iperf3', '-s', '-D', '-p', String(port), '--idle-timeout', '30'];
+/**
+ * Starts an iperf3 server in the background of the pod it runs in (once per pod), listening on
+ * `address` only: in a host-network pod that is the node's address, not every one the node has.
+ */
+export function iperfServerCommand(address: string, port = IPERF_PORT): string[] {
+  return ['iperf3', '-s', '-D', '-B', address, '-p', String(port), '--idle-timeout', '30'];
 }
 
 // $1 measure, $2 base URL, $3 duration (ms), $4 iperf3 host, $5 iperf3 seconds, $6 UDP Mbit/s,

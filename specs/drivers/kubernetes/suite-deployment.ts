@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { V1ObjectMeta, V1Secret, type V1Pod, type V1Service } from '@kubernetes/client-node';
 import { LAB_LABEL, RUN_LABEL } from '../../../lab/contracts/kubernetes-names.ts';
 import type { Logger } from '../../../lab/log/logger.ts';
+import type { RunStamp } from '../../../lab/contracts/kubernetes-names.ts';
 import { HEADLESS_SERVICE, serviceName, sourcePod } from '../../model/workload-names.ts';
 import type { Os } from '../../../lab/contracts/cells.ts';
 import type {
@@ -40,6 +41,7 @@ import {
 } from './suite-manifests.ts';
 import { CHURN_APP } from '../../model/churn.ts';
 import { renderFeatureManifests } from './feature-manifests.ts';
+import { POD_KINDS, podSecurityRefusal, type PodKind } from './pod-security.ts';
 import { deployedFeatures } from './feature-services.ts';
 
 export interface DeploymentSettings extends PodExtras {
@@ -48,6 +50,8 @@ export interface DeploymentSettings extends PodExtras {
   pullSecretSource?: { namespace: string; name: string };
   runId: string;
   lab: string;
+  /** Who started the run, where and when: stamped on the namespace for `lab reap`. */
+  stamp: RunStamp;
   /** The agnhost image of each OS's pods. */
   images: Record<Os, string>;
   dnsDomain: string;
@@ -73,8 +77,11 @@ export interface DeploymentSettings extends PodExtras {
   echo:
     | { lab: { address: string; port: number; hostname: string } }
     | { address: string; port: number };
-  /** The Service-feature rows: whether the cluster has internalTrafficPolicy, the affinity timeout. */
-  features: { internalLocal: boolean; affinityTimeoutSeconds: number };
+  /**
+   * The Service-feature rows: whether the cluster has internalTrafficPolicy, the affinity timeout,
+   * and the health-check Services' load balancer class (none where the cluster lacks the field).
+   */
+  features: { internalLocal: boolean; affinityTimeoutSeconds: number; loadBalancerClass?: string };
   /** Leave the run namespace for the nightly collector. */
   keepNamespace: boolean;
   log: Logger;
@@ -182,11 +189,16 @@ export class SuiteDeployment implements AsyncDisposable {
         port: created.spec?.ports?.[0]?.port ?? 0,
       });
     }
-    await Promise.all(
-      [...manifests.pods, ...manifests.hostNetwork, ...manifests.churnPods].map((body) =>
-        this.#createPod(body),
-      ),
-    );
+    const hostKind = (os: Os) =>
+      os === 'windows' ? POD_KINDS.hostNetworkWindows : POD_KINDS.hostNetworkLinux;
+    await this.#createPods([
+      ...manifests.pods.map((body) => ({ body, kind: POD_KINDS.netexec })),
+      ...manifests.hostNetwork.map((body, i) => ({
+        body,
+        kind: hostKind(this.settings.hostNetwork[i]!.os),
+      })),
+      ...manifests.churnPods.map((body) => ({ body, kind: POD_KINDS.churn })),
+    ]);
     const ready = await this.#waitReady([
       ...this.settings.pods,
       ...this.settings.hostNetwork,
@@ -256,8 +268,11 @@ export class SuiteDeployment implements AsyncDisposable {
         () => forPodsGone(this.core, namespace, remove, this.#waitOptions()),
       );
     }
-    await Promise.all(
-      create.map((pod) => this.#createPod(renderNetexecPod(this.settings, pod, CHURN_APP))),
+    await this.#createPods(
+      create.map((pod) => ({
+        body: renderNetexecPod(this.settings, pod, CHURN_APP),
+        kind: POD_KINDS.churn,
+      })),
     );
     if (create.length > 0) await this.#waitReady(create);
   }
@@ -293,11 +308,32 @@ export class SuiteDeployment implements AsyncDisposable {
     );
   }
 
-  #createPod(body: V1Pod): Promise<V1Pod> {
-    const { namespace } = this.settings;
-    return this.#api(`create pod ${body.metadata?.name}`, () =>
-      this.core.createNamespacedPod({ namespace, body }),
+  /**
+   * Creates the pods at once and returns once every create has answered, so that a cleanup after
+   * a refusal meets no create still under way; the first refusal is rethrown, a Pod Security one
+   * naming the pod's kind and the namespace label it needs.
+   */
+  async #createPods(pods: readonly { body: V1Pod; kind: PodKind }[]): Promise<void> {
+    const { namespace, log } = this.settings;
+    const results = await Promise.allSettled(
+      pods.map(({ body, kind }) => {
+        const name = body.metadata?.name ?? '';
+        return this.#api(
+          `create pod ${name}`,
+          () => this.core.createNamespacedPod({ namespace, body }),
+          (error) => podSecurityRefusal(error, { name, kind }, namespace),
+        );
+      }),
     );
+    const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    if (failed.length === 0) return;
+    if (failed.length > 1) {
+      log.error(
+        { namespace, errors: failed.slice(1).map((e) => String(e)) },
+        `${failed.length} of ${pods.length} pod creates failed; the first is reported`,
+      );
+    }
+    throw failed[0];
   }
 
   /** What stop() has not removed yet: the run namespace, while it exists (say, Terminating). */
@@ -371,15 +407,25 @@ export class SuiteDeployment implements AsyncDisposable {
     if (errors.length > 0) throw errors[0];
   }
 
-  /** An API call; one the server asks to repeat (retryAfterSeconds) is, up to RETRIES times. */
-  async #api<T>(what: string, call: () => Promise<T>): Promise<T> {
+  /**
+   * An API call; one the server asks to repeat (retryAfterSeconds) is, up to RETRIES times. A
+   * failure is what `explain` makes of it, else an InfrastructureError saying `what`.
+   */
+  async #api<T>(
+    what: string,
+    call: () => Promise<T>,
+    explain: (error: unknown) => InfrastructureError | undefined = () => undefined,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await call();
       } catch (error) {
         const after = retryAfterSeconds(error);
         if (after === undefined || attempt > RETRIES) {
-          throw new InfrastructureError(`${what} failed: ${apiErrorText(error)}`, { cause: error });
+          throw (
+            explain(error) ??
+            new InfrastructureError(`${what} failed: ${apiErrorText(error)}`, { cause: error })
+          );
         }
         await sleep(after * 1000);
       }

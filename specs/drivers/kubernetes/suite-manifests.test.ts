@@ -9,11 +9,14 @@ import {
   type RenderInput,
 } from './suite-manifests.ts';
 import { HOST_NETEXEC_PORTS } from '../../../lab/cluster/runtime/workload-programs.ts';
+import { stampOf } from '../../../lab/contracts/kubernetes-names.ts';
+import { ENFORCE_LABEL, RUN_LEVEL } from './pod-security.ts';
 
 const input: RenderInput = {
   namespace: 'hybrid-lab-20250101-abc123',
   runId: '20250101-abc123',
   lab: 'hybrid',
+  stamp: { owner: 'ada', host: 'build1', startedAt: '2025-01-01T10:00:00.000Z', pid: 4242 },
   images: {
     linux: 'registry.example:5000/e2e/agnhost-linux:2.52',
     windows: 'registry.example:5000/e2e/agnhost:2.52',
@@ -84,7 +87,23 @@ describe('suite manifests (rendered from manifests/suite)', () => {
     expect(namespace.metadata?.labels).to.deep.equal({
       'hybrid-lab/run': input.runId,
       'hybrid-lab/lab': 'hybrid',
+      // Every node gets a host-network pod (HostProcess on Windows): only privileged admits it.
+      'pod-security.kubernetes.io/enforce': 'privileged',
+      'pod-security.kubernetes.io/enforce-version': 'latest',
+      'pod-security.kubernetes.io/audit': 'privileged',
+      'pod-security.kubernetes.io/audit-version': 'latest',
+      'pod-security.kubernetes.io/warn': 'privileged',
+      'pod-security.kubernetes.io/warn-version': 'latest',
     });
+    expect(namespace.metadata?.labels?.[ENFORCE_LABEL]).to.equal(RUN_LEVEL);
+    // Whose run it is, for `lab reap`; free text, so annotations.
+    expect(namespace.metadata?.annotations).to.deep.equal({
+      'hybrid-lab/owner': 'ada',
+      'hybrid-lab/host': 'build1',
+      'hybrid-lab/started-at': '2025-01-01T10:00:00.000Z',
+      'hybrid-lab/pid': '4242',
+    });
+    expect(stampOf(namespace.metadata?.annotations)).to.deep.equal(input.stamp);
     const [headless, linux, windows] = services;
     expect(headless?.metadata?.name).to.equal('netexec');
     expect(headless?.spec).to.include({ clusterIP: 'None' });

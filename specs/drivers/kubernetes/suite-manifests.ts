@@ -11,11 +11,16 @@ import {
 } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import {
+  HOST_ANNOTATION,
   LAB_LABEL,
   LOCAL_BACKEND_LABEL,
+  OWNER_ANNOTATION,
+  PID_ANNOTATION,
   POD_LABEL,
   RUN_LABEL,
   SLOT_LABEL,
+  STARTED_ANNOTATION,
+  type RunStamp,
 } from '../../../lab/contracts/kubernetes-names.ts';
 import { LabError } from '../../../lab/errors.ts';
 import { suiteTolerations } from '../../../lab/providers/existing/node-usability.ts';
@@ -55,6 +60,8 @@ export interface RenderInput extends PodExtras {
   namespace: string;
   runId: string;
   lab: string;
+  /** Who started the run, where and when: the namespace's annotations (`lab reap` reads them). */
+  stamp: RunStamp;
   /** The agnhost image of each OS's pods. */
   images: Record<Os, string>;
   pods: readonly PodToRender[];
@@ -206,6 +213,14 @@ export function renderSuiteManifests(input: RenderInput, dir = MANIFEST_DIR): Su
     namespace: renderTemplate(at('namespace.yaml'), {
       ...common,
       namespace: input.namespace,
+      owner: input.stamp.owner,
+      host: input.stamp.host,
+      startedAt: input.stamp.startedAt,
+      pid: String(input.stamp.pid),
+      ownerAnnotation: OWNER_ANNOTATION,
+      hostAnnotation: HOST_ANNOTATION,
+      startedAnnotation: STARTED_ANNOTATION,
+      pidAnnotation: PID_ANNOTATION,
     }) as V1Namespace,
     pods: input.pods.map((pod) => renderNetexecPod(input, pod, 'netexec', dir)),
     services: [

@@ -55,6 +55,7 @@ const INPUT: RenderInput = {
   namespace: 'hybrid-lab-x',
   runId: 'x',
   lab: 'w',
+  stamp: { owner: 'ada', host: 'build1', startedAt: '2026-01-01T00:00:00.000Z', pid: 4242 },
   images: { linux: 'example/agnhost:l', windows: 'example/agnhost:w' },
   pods: [{ name: 'netexec-win1-a', nodeHostname: 'win1', os: 'windows', localBackend: false }],
   serviceOses: ['windows'],
