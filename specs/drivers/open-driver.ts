@@ -16,6 +16,8 @@ import { LabStore } from '../../lab/state/lab-store.ts';
 import { agnhostImagesOf } from '../../lab/spec/kubeadm-spec-schema.ts';
 import { EmulatedDriver } from './emulated-driver.ts';
 import type { KubernetesSettings } from './kubernetes/kubernetes-settings.ts';
+import { outboundNatOf } from './kubernetes/cluster-intent.ts';
+import type { LabFacts } from './kubernetes/kubernetes-driver.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
 import type { LabDriver } from '../model/lab-driver.ts';
 
@@ -29,7 +31,12 @@ export async function openDriver(
     if (env.KUBECONFIG !== undefined) {
       return openKubernetes(
         env.KUBECONFIG.split(':')[0]!,
-        { lab: 'existing', provider: 'existing', cni: env.CNI ?? 'unknown' },
+        {
+          lab: 'existing',
+          provider: 'existing',
+          cni: env.CNI ?? 'unknown',
+          ...intentOf(kubernetes, 'existing'),
+        },
         { settings: kubernetes },
       );
     }
@@ -60,6 +67,7 @@ export async function openDriver(
       ...(plan.provider !== 'existing' && plan.nodes.some((n) => n.os === 'windows')
         ? { windowsDsr: plan.windows.dsr }
         : {}),
+      ...intentOf(kubernetes, plan.provider),
     },
     {
       // The suite's API calls, execs and host commands go to the lab's harness log like every step.
@@ -77,6 +85,22 @@ export async function openDriver(
       ...(lab.nodeActions === undefined ? {} : { nodeActions: lab.nodeActions }),
     },
   );
+}
+
+/**
+ * What the user says the cluster intends (WINDOWS_DSR, OUTBOUND_NAT): on a cluster the harness
+ * did not make, DSR (its own labs' plan says it) and outbound NAT, `report` unless set.
+ */
+function intentOf(
+  kubernetes: KubernetesSettings,
+  provider: string,
+): Pick<LabFacts, 'windowsDsr' | 'outboundNat'> {
+  const { windowsDsr } = kubernetes.intent;
+  const outboundNat = outboundNatOf(kubernetes.intent, provider);
+  return {
+    ...(provider === 'existing' && windowsDsr !== undefined ? { windowsDsr } : {}),
+    ...(outboundNat === undefined ? {} : { outboundNat }),
+  };
 }
 
 /** What a real lab says of itself in the results: how its Kubernetes was built, what its nodes are. */

@@ -18,7 +18,7 @@ import { resultsDir, writeReport } from '../report/write-report.ts';
 import { CellRunner } from './cell-runner.ts';
 import { withDeadline } from './deadline.ts';
 import { collectEvidence, evidenceBudgetMs, evidenceCells, removeEvidence } from './evidence.ts';
-import { expectationFor } from './profile.ts';
+import { expectationFor, expectationMeta } from './profile.ts';
 import { RunRecorder } from './run-recorder.ts';
 import type { SuiteSettings } from './suite-settings.ts';
 
@@ -104,7 +104,7 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
       : undefined;
   recorder.plan([
     ...cells.map(({ plan, expectation }) => ({
-      meta: { ...plan.meta, ...expectation },
+      meta: { ...plan.meta, ...expectationMeta(expectation) },
       ...(plan.skip === undefined ? {} : { skip: plan.skip }),
     })),
     ...(overTime?.planned ?? []),
@@ -215,7 +215,7 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
         this.timeout(limit + 5000);
         const result = await withDeadline(runner!.result(plan, expectation), limit, () => ({
           ...plan.meta,
-          ...expectation,
+          ...expectationMeta(expectation),
           ...noResultWithin(limit),
         }));
         recorder.record(result);

@@ -63,6 +63,7 @@ import {
 import { routeSourceAddress } from './external-echo.ts';
 import type { NodeActions } from '../../../lab/providers/lab-provider.ts';
 import { KubeDisruptor } from './kube-disruptor.ts';
+import type { OutboundNatMode } from './cluster-intent.ts';
 import { KubeOverTime, type KubeRun } from './kube-over-time.ts';
 import { EXTERNAL_ECHO_HOSTNAME } from '../../../lab/cluster/cluster-bootstrap.ts';
 import { featureAddresses, internalTrafficPolicyGap } from '../../model/service-features.ts';
@@ -84,6 +85,8 @@ export interface LabFacts {
   dnsDomain?: string;
   /** Whether Windows kube-proxy runs with DSR, where the lab provisioned it (RunInfo.windowsDsr). */
   windowsDsr?: boolean;
+  /** What the outbound-NAT echo must see (RunInfo.outboundNat); absent: the node's address. */
+  outboundNat?: OutboundNatMode;
 }
 
 export interface KubernetesDriverOptions {
@@ -190,6 +193,7 @@ export class KubernetesDriver implements LabDriver {
       cni: cluster.cni === undefined ? facts.cni : `${cluster.cni} (found running)`,
       ...(cluster.clusterDns === undefined ? {} : { clusterDns: cluster.clusterDns }),
       ...(facts.windowsDsr === undefined ? {} : { windowsDsr: facts.windowsDsr }),
+      ...(facts.outboundNat === undefined ? {} : { outboundNat: facts.outboundNat }),
       ...(options.facts === undefined ? {} : { facts: { ...options.facts } }),
       osBuilds: cluster.osBuilds,
     };

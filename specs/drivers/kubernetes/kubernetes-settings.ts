@@ -6,6 +6,7 @@
 import type { Os } from '../../../lab/contracts/cells.ts';
 import { contains, isIpv4, parseCidr } from '../../../lab/net/ipv4.ts';
 import { positiveIntSetting, SettingError } from '../../model/settings.ts';
+import { clusterIntent, type ClusterIntent } from './cluster-intent.ts';
 
 export const DEFAULT_IMAGE_REPO = 'registry.k8s.io/e2e-test-images';
 export const DEFAULT_AGNHOST_TAG = '2.52';
@@ -40,6 +41,8 @@ export interface KubernetesSettings {
   churnSettleMs: number;
   /** cleanup()'s wait for the run namespace to go (CLEANUP_TIMEOUT_MS); a longer one is a warning. */
   namespaceGoneTimeoutMs: number;
+  /** WINDOWS_DSR, OUTBOUND_NAT: what a cluster the harness did not make intends (cluster-intent.ts). */
+  intent: ClusterIntent;
 }
 
 const IMAGE_REF = /^[a-z0-9.-]+(:\d+)?(\/[a-z0-9._-]+)+(:[A-Za-z0-9._-]+)?(@sha256:[a-f0-9]+)?$/;
@@ -124,6 +127,7 @@ export function kubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
       'CLEANUP_TIMEOUT_MS',
       NAMESPACE_GONE_DEFAULT_MS,
     ),
+    intent: clusterIntent(env),
   };
 }
 
