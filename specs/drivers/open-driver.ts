@@ -63,7 +63,7 @@ export async function openDriver(
       dnsDomain: plan.kubernetes.dnsDomain,
       lab: plan.name,
       provider: plan.provider,
-      cni: `${plan.cni.plugin}/${plan.cni.backend}`,
+      cni: plannedCni(plan, env),
       ...(plan.provider !== 'existing' && plan.nodes.some((n) => n.os === 'windows')
         ? { windowsDsr: plan.windows.dsr }
         : {}),
@@ -91,7 +91,7 @@ export async function openDriver(
  * What the user says the cluster intends (WINDOWS_DSR, OUTBOUND_NAT): on a cluster the harness
  * did not make, DSR (its own labs' plan says it) and outbound NAT, `report` unless set.
  */
-function intentOf(
+export function intentOf(
   kubernetes: KubernetesSettings,
   provider: string,
 ): Pick<LabFacts, 'windowsDsr' | 'outboundNat'> {
@@ -101,6 +101,19 @@ function intentOf(
     ...(provider === 'existing' && windowsDsr !== undefined ? { windowsDsr } : {}),
     ...(outboundNat === undefined ? {} : { outboundNat }),
   };
+}
+
+/**
+ * The CNI a lab claims before discovery looks: its plan's, but on a cluster the harness did not
+ * make the plan's CNI is only the spec's default, so CNI or `unknown`.
+ */
+export function plannedCni(
+  plan: Pick<LabPlan, 'provider' | 'cni'>,
+  env: NodeJS.ProcessEnv,
+): string {
+  return plan.provider === 'existing'
+    ? (env.CNI ?? 'unknown')
+    : `${plan.cni.plugin}/${plan.cni.backend}`;
 }
 
 /** What a real lab says of itself in the results: how its Kubernetes was built, what its nodes are. */
