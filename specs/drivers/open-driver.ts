@@ -108,7 +108,7 @@ export function intentOf(
  * make the plan's CNI is only the spec's default, so CNI or `unknown`.
  */
 export function plannedCni(
-  plan: Pick<LabPlan, 'provider' | 'cni'>,
+  plan: { provider: string; cni: { plugin: string; backend: string } },
   env: NodeJS.ProcessEnv,
 ): string {
   return plan.provider === 'existing'
