@@ -29,7 +29,13 @@ export function driverFixture(
   writeFileSync(kubeconfig, KUBECONFIG);
   const facts: LabFacts = { lab: 'hybrid', provider: 'existing', cni: 'flannel/vxlan' };
   const core = new FakeCore();
-  const exec = new FakeExec(script);
+  const exec = new FakeExec((call) =>
+    // A Windows host's /hostname, asked at deploy (host-identity.ts): answered at once, with
+    // nothing a probe reads, so the node keeps its label; a script that hangs would stall deploy.
+    call.pod.startsWith('host-') && call.command.some((a) => a.endsWith('/hostname'))
+      ? { status: exitStatus(0) }
+      : script(call),
+  );
   const runner = new RecordingRunner().on(/^ip route get /, {
     stdout: '192.168.200.10 dev lab0 src 127.0.0.1 uid 0 \n    cache \n',
   });
