@@ -204,6 +204,12 @@ export const RunInfoSchema = z.object({
    * where the lab does not say (an existing cluster). Profiles may expect by it.
    */
   windowsDsr: z.boolean().optional(),
+  /**
+   * What pods' outbound traffic is expected to look like (OUTBOUND_NAT): NATed to the node
+   * (`node`, absent: labs the harness made), keeping the pod address (`preserve`), or not
+   * assumed, the source the far end saw recorded per cell (`report`).
+   */
+  outboundNat: z.enum(['node', 'preserve', 'report']).optional(),
   /** What else the lab says of itself, e.g. how Kubernetes was built, what the nodes are. */
   facts: z.record(z.string(), z.string()).optional(),
   /** OS image per node, e.g. { cp1: "Debian 12 (emulated)" }. */

@@ -16,6 +16,8 @@ import { LabStore } from '../../lab/state/lab-store.ts';
 import { agnhostImagesOf } from '../../lab/spec/kubeadm-spec-schema.ts';
 import { EmulatedDriver } from './emulated-driver.ts';
 import type { KubernetesSettings } from './kubernetes/kubernetes-settings.ts';
+import { outboundNatOf } from './kubernetes/cluster-intent.ts';
+import type { LabFacts } from './kubernetes/kubernetes-driver.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
 import type { LabDriver } from '../model/lab-driver.ts';
 
@@ -30,7 +32,12 @@ export async function openDriver(
       // Every file of the list, merged as kubectl merges them (kube-clients.ts).
       return openKubernetes(
         env.KUBECONFIG,
-        { lab: 'existing', provider: 'existing', cni: env.CNI ?? 'unknown' },
+        {
+          lab: 'existing',
+          provider: 'existing',
+          cni: env.CNI ?? 'unknown',
+          ...intentOf(kubernetes, 'existing'),
+        },
         { settings: kubernetes },
       );
     }
@@ -57,10 +64,11 @@ export async function openDriver(
       dnsDomain: plan.kubernetes.dnsDomain,
       lab: plan.name,
       provider: plan.provider,
-      cni: `${plan.cni.plugin}/${plan.cni.backend}`,
+      cni: plannedCni(plan, env),
       ...(plan.provider !== 'existing' && plan.nodes.some((n) => n.os === 'windows')
         ? { windowsDsr: plan.windows.dsr }
         : {}),
+      ...intentOf(kubernetes, plan.provider),
     },
     {
       // The suite's API calls, execs and host commands go to the lab's harness log like every step.
@@ -78,6 +86,35 @@ export async function openDriver(
       ...(lab.nodeActions === undefined ? {} : { nodeActions: lab.nodeActions }),
     },
   );
+}
+
+/**
+ * What the user says the cluster intends (WINDOWS_DSR, OUTBOUND_NAT): on a cluster the harness
+ * did not make, DSR (its own labs' plan says it) and outbound NAT, `report` unless set.
+ */
+export function intentOf(
+  kubernetes: KubernetesSettings,
+  provider: string,
+): Pick<LabFacts, 'windowsDsr' | 'outboundNat'> {
+  const { windowsDsr } = kubernetes.intent;
+  const outboundNat = outboundNatOf(kubernetes.intent, provider);
+  return {
+    ...(provider === 'existing' && windowsDsr !== undefined ? { windowsDsr } : {}),
+    ...(outboundNat === undefined ? {} : { outboundNat }),
+  };
+}
+
+/**
+ * The CNI a lab claims before discovery looks: its plan's, but on a cluster the harness did not
+ * make the plan's CNI is only the spec's default, so CNI or `unknown`.
+ */
+export function plannedCni(
+  plan: { provider: string; cni: { plugin: string; backend: string } },
+  env: NodeJS.ProcessEnv,
+): string {
+  return plan.provider === 'existing'
+    ? (env.CNI ?? 'unknown')
+    : `${plan.cni.plugin}/${plan.cni.backend}`;
 }
 
 /** What a real lab says of itself in the results: how its Kubernetes was built, what its nodes are. */

@@ -4,7 +4,7 @@ import { sendProbeTwice } from '../model/lab-driver.ts';
 import { NOT_FORWARDED_MS, type CellPlan, type ProbeSpec } from '../model/cell-plan.ts';
 import { InfrastructureError } from '../model/infrastructure-error.ts';
 import { judgeReply, verdictOf } from './judge.ts';
-import type { Expectation } from './profile.ts';
+import { expectationMeta, settle, type Expectation } from './profile.ts';
 import type { SuiteSettings } from './suite-settings.ts';
 import {
   Outcome,
@@ -249,11 +249,7 @@ export class CellRunner {
   async #probe(plan: CellPlan, expectation: Expectation, settleMs?: number): Promise<Probed> {
     this.observer?.started(plan.meta.cell);
     const started = performance.now();
-    const base = {
-      ...plan.meta,
-      expected: expectation.expected,
-      ...(expectation.reason === undefined ? {} : { reason: expectation.reason }),
-    };
+    const base = { ...plan.meta, ...expectationMeta(expectation) };
     if (plan.probe === undefined) {
       return {
         result: {
@@ -275,6 +271,9 @@ export class CellRunner {
         : planned;
     this.#specs.set(plan.meta.cell, spec);
     const expectsOk = expectation.expected === Outcome.Ok;
+    // Either way of a fact the lab does not say is an answer: no retry hopes for the other.
+    const accepted = (outcome: Outcome): boolean =>
+      outcome === Outcome.Ok || (expectation.otherwise ?? []).some((e) => e.expected === outcome);
     const maxAttempts = expectsOk ? 1 + this.settings.retries : 1;
     // A bound of 0: the data plane has converged when the change returns, the cell is probed like
     // any other.
@@ -290,7 +289,7 @@ export class CellRunner {
       attempts++;
       attemptStarted = performance.now();
       judged = await this.#attempt(spec);
-      if (judged.outcome === Outcome.Ok) break;
+      if (accepted(judged.outcome)) break;
       failed.push({
         outcome: judged.outcome,
         detail: judged.detail,
@@ -300,17 +299,18 @@ export class CellRunner {
       if (settleUntil !== undefined) await delay(CHURN_POLL_MS);
     }
     // The last attempt is the verdict's; the ones before it are what a retry hid.
-    if (judged.outcome !== Outcome.Ok) failed.pop();
+    if (!accepted(judged.outcome)) failed.pop();
     // A check passed by nothing answering timed a wait or a reset, no request: no timing.
     const answered = judged.outcome === Outcome.Ok && !UNANSWERED_CHECKS.includes(spec.check.kind);
     const requests = answered ? requestsOf(judged.reply) : [];
     const timing = timingOf(requests);
+    const { verdict, seen, ...met } = settle(expectation, judged.outcome);
     const result: CellResult = {
-      ...base,
-      verdict:
-        judged.infra === true ? 'infra-error' : verdictOf(expectation.expected, judged.outcome),
+      ...plan.meta,
+      ...(judged.infra === true ? base : met),
+      verdict: judged.infra === true ? 'infra-error' : verdict,
       actual: judged.outcome,
-      detail: `${spec.from} → ${targetOf(spec)}: ${judged.detail}`,
+      detail: `${spec.from} → ${targetOf(spec)}: ${judged.detail}${seen === undefined || judged.infra === true ? '' : ` (${seen})`}`,
       durationMs: Math.round(performance.now() - started),
       attempts,
       ...(timing === undefined ? {} : { timing }),

@@ -229,3 +229,20 @@ describe('judge: measured (perf cells)', () => {
     );
   });
 });
+
+describe('judge: source-reported', () => {
+  const check = { kind: 'source-reported' as const, pod: '10.244.3.5', node: '192.168.200.11' };
+
+  it('passes whatever address the far end saw, naming whose it was', () => {
+    expect(judgeReply({ result: 'ok', body: '192.168.200.11:4000' }, check)).to.deep.equal({
+      outcome: Outcome.Ok,
+      detail: 'far end saw 192.168.200.11, the node IP: NATed to the node',
+    });
+    // The address without its port, as source-ip reads it.
+    expect(judgeReply({ result: 'ok', body: '[10.244.3.5]:4000' }, check)).to.deep.equal({
+      outcome: Outcome.Ok,
+      detail: 'far end saw 10.244.3.5, the pod IP: not NATed',
+    });
+    expect(judgeReply({ result: 'ok', body: '' }, check).outcome).to.equal(Outcome.WrongAnswer);
+  });
+});

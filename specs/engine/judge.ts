@@ -2,6 +2,7 @@
 import type { ProbeReply } from '../model/lab-driver.ts';
 import type { Check } from '../model/cell-plan.ts';
 import { Outcome, type Verdict } from '../../lab/contracts/results-file.ts';
+import { judgeSourceReported, seenAddress } from './source-reported.ts';
 
 const FAILURES: Record<Exclude<ProbeReply['result'], 'ok'>, Outcome> = {
   timeout: Outcome.Timeout,
@@ -37,7 +38,7 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
           detail: `connected to ${reply.peer ?? '(the probe did not say)'}, expected the target pod ${check.peer}`,
         };
       }
-      const seen = (reply.body ?? '').trim().replace(/^\[?([^\]]*?)\]?:\d+$/, '$1');
+      const seen = seenAddress(reply);
       return seen === check.expect
         ? { outcome: Outcome.Ok, detail: `far end saw ${seen}` }
         : {
@@ -45,6 +46,8 @@ export function judgeReply(reply: ProbeReply, check: Check): { outcome: Outcome;
             detail: `far end saw ${seen || '(nothing)'}, expected ${check.expect}`,
           };
     }
+    case 'source-reported':
+      return judgeSourceReported(reply, check);
     case 'answer': {
       const answers = reply.addresses ?? [];
       return answers.includes(check.expect)

@@ -24,8 +24,10 @@ import {
   evidenceNotAsked,
   removeEvidence,
 } from './evidence.ts';
-import { expectationFor } from './profile.ts';
+import { expectationFor, expectationMeta } from './profile.ts';
 import { RunRecorder } from './run-recorder.ts';
+import { estimateLine } from './run-estimate.ts';
+import { meshForCluster } from '../matrix/mesh.ts';
 import type { SuiteSettings } from './suite-settings.ts';
 
 /** What a cell that gave no result within its limit records: a failure that says so. */
@@ -78,7 +80,17 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
     info === undefined
       ? 'hybrid matrix'
       : `hybrid matrix on ${info.lab} (${info.provider}${info.emulated ? ', EMULATED' : ''})`;
-  const run = settings;
+  // A cluster the harness did not make, above a few nodes, is a ring unless MESH=full asks.
+  const run =
+    settings === undefined || driver === undefined
+      ? settings
+      : {
+          ...settings,
+          mesh: meshForCluster(settings.mesh, settings.meshAsked === true, {
+            provider: driver.info.provider,
+            nodes: driver.nodes.length,
+          }),
+        };
   const rows = options.rows ?? (run?.suite === 'perf' ? PERF_MATRIX : MATRIX);
   const matrix =
     driver === undefined || run === undefined
@@ -114,9 +126,17 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
           },
         })
       : undefined;
+  if (run !== undefined && cells.length > 0) {
+    const probed = cells.filter((c) => c.plan.probe !== undefined).length;
+    const ring =
+      run.mesh.mode !== settings?.mesh.mode
+        ? '; above 8 nodes a ring by default, MESH=full for the whole mesh'
+        : '';
+    console.log(`  hybrid-lab: ${estimateLine(probed, run.mesh, run.concurrency)}${ring}`);
+  }
   recorder.plan([
     ...cells.map(({ plan, expectation }) => ({
-      meta: { ...plan.meta, ...expectation },
+      meta: { ...plan.meta, ...expectationMeta(expectation) },
       ...(plan.skip === undefined ? {} : { skip: plan.skip }),
     })),
     ...(overTime?.planned ?? []),
@@ -232,7 +252,7 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
         this.timeout(limit + 5000);
         const result = await withDeadline(runner!.result(plan, expectation), limit, () => ({
           ...plan.meta,
-          ...expectation,
+          ...expectationMeta(expectation),
           ...noResultWithin(limit),
         }));
         recorder.record(result);

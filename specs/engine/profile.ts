@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { globToRegExp } from '../../lab/text/glob.ts';
-import { Outcome, type RunInfo } from '../../lab/contracts/results-file.ts';
+import { Outcome, type RunInfo, type Verdict } from '../../lab/contracts/results-file.ts';
+import { verdictOf } from './judge.ts';
 import { DISRUPTION_ACTIONS } from '../../lab/contracts/disruptions.ts';
 
 const PROFILES_DIR = fileURLToPath(new URL('../profiles/', import.meta.url));
@@ -23,8 +24,13 @@ const ProfileSchema = z.strictObject({
       expect: z.enum(Object.values(Outcome) as [Outcome, ...Outcome[]]),
       reason: z.string(),
       link: z.url().optional(),
-      /** Only on labs that say this of themselves (RunInfo); a lab that does not say is not matched. */
-      when: z.strictObject({ windowsDsr: z.boolean() }).optional(),
+      /**
+       * Only on labs that say this of themselves (RunInfo); where the lab does not
+       * say, the cell accepts what it would be expected to do either way.
+       */
+      when: z
+        .strictObject({ windowsDsr: z.boolean().optional(), outboundNat: z.boolean().optional() })
+        .optional(),
     }),
   ),
   /**
@@ -49,6 +55,13 @@ export type Profile = z.output<typeof ProfileSchema>;
 export interface Expectation {
   expected: Outcome;
   reason?: string;
+  /** Which way an unknown fact was taken to be for this expectation (`with Windows DSR off`). */
+  assuming?: string;
+  /**
+   * Where the lab does not say a fact a rule depends on: what the cell is expected to do were
+   * the fact the other way, accepted as well.
+   */
+  otherwise?: Expectation[];
 }
 
 /** Loads `specs/profiles/<name>.yaml`; an unknown name lists the known ones. */
@@ -65,12 +78,41 @@ export function loadProfile(name: string): Profile {
 }
 
 /** What a profile's `when` looks at: what the lab says of itself. */
-export type LabTraits = Pick<RunInfo, 'windowsDsr'>;
+export type LabTraits = Pick<RunInfo, 'windowsDsr' | 'outboundNat'>;
 
-/** The first matching expectation wins; cells nobody mentions must be Ok. */
-export function expectationFor(profile: Profile, cellId: string, lab: LabTraits = {}): Expectation {
-  const applies = (when: { windowsDsr: boolean } | undefined): boolean =>
-    when === undefined || when.windowsDsr === lab.windowsDsr;
+type Fact = 'windowsDsr' | 'outboundNat';
+
+/** Each fact a `when` may name: how it reads from the lab, and how a result names its two ways. */
+const FACTS: Record<
+  Fact,
+  { of: (lab: LabTraits) => boolean | undefined; unknown: string; ways: [string, string] }
+> = {
+  windowsDsr: {
+    of: (lab) => lab.windowsDsr,
+    unknown: 'Windows DSR is not known on this cluster (WINDOWS_DSR=on|off states it)',
+    ways: ['with Windows DSR on', 'with Windows DSR off'],
+  },
+  outboundNat: {
+    // Labs the harness made NAT their pods' outbound traffic to the node (OUTBOUND_NAT=node).
+    of: (lab) =>
+      lab.outboundNat === undefined || lab.outboundNat === 'node'
+        ? true
+        : lab.outboundNat === 'preserve'
+          ? false
+          : undefined,
+    unknown:
+      'whether pods are NATed on their way out is not known (OUTBOUND_NAT=report; node or preserve states it)',
+    ways: ['through outbound NAT', 'without outbound NAT'],
+  },
+};
+
+type Facts = Partial<Record<Fact, boolean>>;
+
+/** The first rule that matches under `facts`, as an expectation; cells nobody mentions must be Ok. */
+function ruleFor(profile: Profile, cellId: string, facts: Facts): Expectation {
+  const applies = (when: Profile['expectations'][number]['when']): boolean =>
+    when === undefined ||
+    Object.entries(when).every(([fact, value]) => facts[fact as Fact] === value);
   const rule = profile.expectations.find(
     (e) => applies(e.when) && globToRegExp(e.cells).test(cellId),
   );
@@ -78,5 +120,62 @@ export function expectationFor(profile: Profile, cellId: string, lab: LabTraits 
   return {
     expected: rule.expect,
     reason: rule.link === undefined ? rule.reason : `${rule.reason} (${rule.link})`,
+  };
+}
+
+/**
+ * The cell's expectation. Where the lab does not say a fact a matching rule names (an existing
+ * cluster's DSR), unknown is not "on": what the cell would do either way is accepted, Ok first,
+ * and the result says which way it went.
+ */
+export function expectationFor(profile: Profile, cellId: string, lab: LabTraits = {}): Expectation {
+  const facts: Facts = {};
+  for (const fact of Object.keys(FACTS) as Fact[]) {
+    const value = FACTS[fact].of(lab);
+    if (value !== undefined) facts[fact] = value;
+  }
+  const unknown = (Object.keys(FACTS) as Fact[]).find(
+    (fact) =>
+      facts[fact] === undefined &&
+      profile.expectations.some(
+        (e) => e.when?.[fact] !== undefined && globToRegExp(e.cells).test(cellId),
+      ),
+  );
+  if (unknown === undefined) return ruleFor(profile, cellId, facts);
+  const { unknown: why, ways } = FACTS[unknown];
+  const [on, off] = [true, false].map((value, i) => {
+    const e = ruleFor(profile, cellId, { ...facts, [unknown]: value });
+    const said = `${why}; ${ways[i]} this cell is expected ${e.expected}`;
+    return {
+      ...e,
+      assuming: ways[i]!,
+      reason: e.reason === undefined ? said : `${said}: ${e.reason}`,
+    };
+  });
+  if (on!.expected === off!.expected)
+    return ruleFor(profile, cellId, { ...facts, [unknown]: true });
+  const [first, second] = off!.expected === Outcome.Ok ? [off!, on!] : [on!, off!];
+  return { ...first, otherwise: [second] };
+}
+
+/** An expectation as a cell's metadata records it: the outcome and why. */
+export function expectationMeta(e: Expectation): { expected: Outcome; reason?: string } {
+  return { expected: e.expected, ...(e.reason === undefined ? {} : { reason: e.reason }) };
+}
+
+/**
+ * The expectation `actual` met (where the lab does not say a fact, either way's), and the
+ * verdict under it; `seen` says which way the cell went, for its detail.
+ */
+export function settle(
+  expectation: Expectation,
+  actual: Outcome,
+): { expected: Outcome; reason?: string; verdict: Verdict; seen?: string } {
+  const way = [expectation, ...(expectation.otherwise ?? [])].find((e) => e.expected === actual);
+  const met = way ?? expectation;
+  return {
+    ...expectationMeta(met),
+    verdict: verdictOf(met.expected, actual),
+    ...(way?.assuming === undefined ? {} : { seen: `${actual}, as ${way.assuming}` }),
   };
 }

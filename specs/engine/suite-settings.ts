@@ -46,6 +46,8 @@ export interface SuiteSettings {
   suite: SuiteKind;
   /** Which cross-node pairs the cells cover (MESH: full on the matrix, ring in perf mode). */
   mesh: Mesh;
+  /** MESH was set: no default of the cluster's size changes it (meshForCluster). */
+  meshAsked?: boolean;
   /** Perf mode: each measure's duration and the UDP stream's rate. */
   perf: PerfSettings;
 }
@@ -167,6 +169,7 @@ export function suiteSettings(env: NodeJS.ProcessEnv, argv: readonly string[]): 
     budget: budgetSettings(env, profile, suite),
     suite,
     mesh: meshSettings(env, suite === 'perf' ? 'ring' : 'full', new Date()),
+    meshAsked: env.MESH !== undefined && env.MESH !== '',
     perf: {
       durationMs: positiveIntSetting(env, 'PERF_DURATION_MS', DEFAULT_PERF.durationMs),
       udpMbps: positiveIntSetting(env, 'PERF_UDP_MBPS', DEFAULT_PERF.udpMbps),

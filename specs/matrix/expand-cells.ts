@@ -1,9 +1,10 @@
 /** Expands matrix rows into cells over a lab's real nodes; a cell the lab cannot host is skipped with its reason. */
 import type { CellKey } from '../../lab/contracts/cells.ts';
-import type { CellPlan, ProbeSpec } from '../model/cell-plan.ts';
+import type { CellPlan, Check, ProbeSpec } from '../model/cell-plan.ts';
+import type { RunInfo } from '../../lab/contracts/results-file.ts';
 import type { SuiteNode, Workloads } from '../model/lab-driver.ts';
 import { sourcePod } from '../model/workload-names.ts';
-import { OUTSIDE, ids, nodesOf, podEnd, service } from './cell-parts.ts';
+import { OUTSIDE, ids, nodesOf, pod as podOf, podEnd, service } from './cell-parts.ts';
 import { icmp, hostNetworkPods, podToPod } from './pair-cells.ts';
 import { hairpin, hostNetworkToService, podToService } from './service-cells.ts';
 import { hostNetworkToOwnNodePort, nodePort, nodePortLocal } from './nodeport-cells.ts';
@@ -18,9 +19,25 @@ import { DEFAULT_PERF, perfCells, type PerfRow, type PerfSettings } from './perf
 /** The `kubernetes` Service's port (https). */
 const KUBERNETES_SERVICE_PORT = 443;
 
+/**
+ * What the echo must see of an outbound-NAT cell's pod under OUTBOUND_NAT: its node's address
+ * (`node`, the default on the project's labs), the pod's own (`preserve`), or either, named in the
+ * detail (`report`).
+ */
+export function outboundSourceCheck(
+  mode: LabFeatures['outboundNat'],
+  w: Workloads,
+  from: string,
+  node: SuiteNode,
+): Check {
+  if (mode === 'report') return { kind: 'source-reported', pod: podOf(w, from).ip, node: node.ip };
+  return { kind: 'source-ip', expect: mode === 'preserve' ? podOf(w, from).ip : node.ip };
+}
+
 function outboundNat(
   row: Extract<MatrixRow, { kind: 'outbound-nat' | 'icmp-outbound' }>,
   nodes: readonly SuiteNode[],
+  mode: LabFeatures['outboundNat'],
 ): CellPlan[] {
   const sources = nodes.filter((n) => n.os === row.from);
   const key = (node?: string): CellKey => ({
@@ -62,7 +79,7 @@ function outboundNat(
                 kind: 'http',
                 url: `http://${w.external.address}:${w.external.port}/clientip`,
               },
-              check: { kind: 'source-ip', expect: node.ip },
+              check: outboundSourceCheck(mode, w, from, node),
             },
     };
   });
@@ -133,6 +150,8 @@ function dnsTcp(
 export interface LabFeatures {
   /** The cluster's Kubernetes version (`v1.20.2`, `1.30.4`); unknown: every feature is assumed. */
   kubernetesVersion?: string;
+  /** What the outbound-NAT echo must see (OUTBOUND_NAT); absent: the node's address. */
+  outboundNat?: RunInfo['outboundNat'];
 }
 
 /** Every cell of the matrix for this lab, in a stable order; cross-node pairs as `mesh` takes them. */
@@ -175,7 +194,7 @@ export function expandCells(
         return nodePortLocal(row, nodes);
       case 'outbound-nat':
       case 'icmp-outbound':
-        return outboundNat(row, nodes);
+        return outboundNat(row, nodes, lab.outboundNat);
       case 'icmp':
         return icmp(row, nodes, mesh);
       case 'dns':

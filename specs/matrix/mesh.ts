@@ -44,6 +44,27 @@ export function meshSettings(env: NodeJS.ProcessEnv, fallback: MeshMode, now: Da
 }
 
 /**
+ * Above this many nodes, a cluster the harness did not make is probed as a ring unless MESH=full
+ * asks for the whole mesh: 6 Linux + 4 Windows nodes are 1,440 cells full, 740 as a ring.
+ */
+export const RING_ABOVE_NODES = 8;
+
+/**
+ * The mesh of a run once its cluster is known: `mesh`, except that on a cluster the harness did
+ * not make (provider `existing`) above RING_ABOVE_NODES nodes a full mesh nobody asked for
+ * (MESH unset: `asked` false) becomes a ring.
+ */
+export function meshForCluster(
+  mesh: Mesh,
+  asked: boolean,
+  cluster: { provider: string; nodes: number },
+): Mesh {
+  if (asked || mesh.mode !== 'full') return mesh;
+  if (cluster.provider !== 'existing' || cluster.nodes <= RING_ABOVE_NODES) return mesh;
+  return { ...mesh, mode: 'ring' };
+}
+
+/**
  * The cross-node targets of `src` among the nodes of `to`, in ring order: the nodes after it
  * when it is one of them, else starting at its own place among the nodes of its OS.
  */

@@ -14,6 +14,11 @@ export const NOT_FORWARDED_MS = 1000;
 export type Check =
   /** /clientip must show this address (the source pod, or the node after SNAT); with `peer`, the client must have connected to that address. */
   | { kind: 'source-ip'; expect: string; peer?: string }
+  /**
+   * Any /clientip answer will do; the detail names what the far end saw: the source pod's address,
+   * its node's, or another (a cluster whose NAT the run does not assume: OUTBOUND_NAT=report).
+   */
+  | { kind: 'source-reported'; pod: string; node: string }
   /** The lookup must answer this address. */
   | { kind: 'answer'; expect: string }
   /** The echo reply must come from this address (the target itself). */

@@ -30,7 +30,13 @@ export function driverFixture(
   writeFileSync(kubeconfig, KUBECONFIG);
   const facts: LabFacts = { lab: 'hybrid', provider: 'existing', cni: 'flannel/vxlan' };
   const core = new FakeCore();
-  const exec = new FakeExec(script);
+  const exec = new FakeExec((call) =>
+    // A Windows host's /hostname, asked at deploy (host-identity.ts): answered at once, with
+    // nothing a probe reads, so the node keeps its label; a script that hangs would stall deploy.
+    call.pod.startsWith('host-') && call.command.some((a) => a.endsWith('/hostname'))
+      ? { status: exitStatus(0) }
+      : script(call),
+  );
   /** What the driver warned the user of. */
   const warnings: string[] = [];
   const runner = new RecordingRunner().on(/^ip route get /, {

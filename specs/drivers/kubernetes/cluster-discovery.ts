@@ -9,6 +9,7 @@ import {
   OS_LABEL,
   type NodeChoice,
 } from '../../../lab/providers/existing/node-usability.ts';
+import { CNI_NAMESPACES, cniOf } from './cni-detection.ts';
 
 export { OS_LABEL } from '../../../lab/providers/existing/node-usability.ts';
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
@@ -25,37 +26,28 @@ export interface ClusterFacts {
   kubernetesVersion: string;
   /** Node name → OS image and kernel, e.g. `Windows Server 2022 Datacenter (10.0.20348.2582)`. */
   osBuilds: Record<string, string>;
-  /** The CNI whose pods run in kube-system or kube-flannel (flannel, calico, …), when one does. */
+  /** The CNIs whose pods run (cni-detection.ts: `azure-cni`, `calico`, …), when one is known. */
   cni?: string;
   /** The cluster DNS behind the kube-dns Service, by its pods' image. */
   clusterDns?: string;
 }
 
-/** Pod name prefixes of the CNIs that run as DaemonSets. */
-const CNI_PODS: [RegExp, string][] = [
-  [/^kube-flannel-/, 'flannel'],
-  [/^calico-node-/, 'calico'],
-  [/^cilium-/, 'cilium'],
-  [/^antrea-agent-/, 'antrea'],
-  [/^weave-net-/, 'weave'],
-  [/^kube-router-/, 'kube-router'],
-  [/^canal-/, 'canal'],
-];
-
-/** The CNI and the cluster DNS, read off the system pods (kube-system, kube-flannel). */
+/** The CNI and the cluster DNS, read off the system pods (cni-detection.ts's namespaces). */
 async function discoverAddons(core: CoreClient): Promise<Pick<ClusterFacts, 'cni' | 'clusterDns'>> {
-  const pods = (
-    await Promise.all(
-      ['kube-system', 'kube-flannel'].map((namespace) =>
-        core.listNamespacedPod({ namespace }).then(
-          (list) => list.items,
-          () => [],
-        ),
+  const lists = await Promise.all(
+    CNI_NAMESPACES.map((namespace) =>
+      core.listNamespacedPod({ namespace }).then(
+        (list) => list.items,
+        () => [],
       ),
-    )
-  ).flat();
-  const names = pods.map((p) => p.metadata?.name ?? '');
-  const cni = CNI_PODS.find(([pattern]) => names.some((n) => pattern.test(n)))?.[1];
+    ),
+  );
+  const pods = lists.flat();
+  const cni = cniOf(
+    Object.fromEntries(
+      CNI_NAMESPACES.map((ns, i) => [ns, lists[i]!.map((p) => p.metadata?.name ?? '')]),
+    ),
+  );
   const dnsImage = pods
     .filter((p) => p.metadata?.labels?.['k8s-app'] === 'kube-dns')
     .map((p) => p.spec?.containers[0]?.image ?? '')

@@ -642,6 +642,9 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     const { kubeconfig, facts, exec, options } = driverFixture();
     const driver = await KubernetesDriver.open(kubeconfig, facts, options);
     await driver.deploy('r10', podNames(driver.nodes));
+    // Deploy asked the Windows host what it calls itself, on its own node (host-identity.ts).
+    expect(exec.calls.map((c) => [c.pod, c.command[0]])).to.deep.equal([['host-win1', 'curl.exe']]);
+    exec.calls.length = 0;
     const request = { kind: 'http' as const, url: 'http://10.244.1.10:8080/hostname' };
     await driver.probeFromNode('win1', request, 1000);
     await driver.probeFromNode('lin1', request, 1000);

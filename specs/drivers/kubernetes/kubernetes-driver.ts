@@ -11,6 +11,7 @@ import type { ChurnStep, Os } from '../../../lab/contracts/cells.ts';
 import { churnChange, churnPlan } from '../../model/churn.ts';
 import type {
   DeployedPod,
+  HostNetexec,
   LabDriver,
   LeftOut,
   PerfCell,
@@ -69,6 +70,8 @@ import {
 import { routeSourceAddress } from './external-echo.ts';
 import type { NodeActions } from '../../../lab/providers/lab-provider.ts';
 import { KubeDisruptor } from './kube-disruptor.ts';
+import { windowsHostIdentities } from './host-identity.ts';
+import type { OutboundNatMode } from './cluster-intent.ts';
 import { KubeOverTime, type KubeRun } from './kube-over-time.ts';
 import { EXTERNAL_ECHO_HOSTNAME } from '../../../lab/cluster/cluster-bootstrap.ts';
 import { featureAddresses, internalTrafficPolicyGap } from '../../model/service-features.ts';
@@ -79,6 +82,8 @@ import { healthCheckLoadBalancer } from './feature-manifests.ts';
  * sweep's connections, one exec round trip each (a second or two on a busy VM).
  */
 const AFFINITY_TIMEOUT_SECONDS = 10;
+/** How long a Windows host's /hostname may take at deploy (an exec into a HostProcess pod), at most. */
+const HOST_IDENTITY_TIMEOUT_MS = 30_000;
 
 /** What the caller knows about the lab that the API server does not say. */
 export interface LabFacts {
@@ -91,6 +96,8 @@ export interface LabFacts {
   dnsDomain?: string;
   /** Whether Windows kube-proxy runs with DSR, where the lab provisioned it (RunInfo.windowsDsr). */
   windowsDsr?: boolean;
+  /** What the outbound-NAT echo must see (RunInfo.outboundNat); absent: the node's address. */
+  outboundNat?: OutboundNatMode;
 }
 
 export interface KubernetesDriverOptions {
@@ -250,6 +257,7 @@ export class KubernetesDriver implements LabDriver {
       cni: cluster.cni === undefined ? facts.cni : `${cluster.cni} (found running)`,
       ...(cluster.clusterDns === undefined ? {} : { clusterDns: cluster.clusterDns }),
       ...(facts.windowsDsr === undefined ? {} : { windowsDsr: facts.windowsDsr }),
+      ...(facts.outboundNat === undefined ? {} : { outboundNat: facts.outboundNat }),
       ...(options.facts === undefined ? {} : { facts: { ...options.facts } }),
       osBuilds: cluster.osBuilds,
     };
@@ -400,7 +408,8 @@ export class KubernetesDriver implements LabDriver {
         ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
       });
     }
-    this.#workloads = await this.#deployment.start();
+    const started = await this.#deployment.start();
+    this.#workloads = { ...started, hostNetwork: await this.#hostIdentities(started.hostNetwork) };
     return this.#workloads;
   }
 
@@ -417,6 +426,21 @@ export class KubernetesDriver implements LabDriver {
       warn(note.text);
     } else if (note !== undefined) this.#log.info(note.text);
     return loadBalancerClass;
+  }
+
+  /** The host netexecs with what each Windows one says its name is (host-identity.ts). */
+  async #hostIdentities(hosts: readonly HostNetexec[]): Promise<HostNetexec[]> {
+    const windows = new Set(this.nodes.filter((n) => n.os === 'windows').map((n) => n.name));
+    const { hosts: named, differ } = await windowsHostIdentities(hosts, windows, (node, request) =>
+      this.probeFromNode(
+        node,
+        request,
+        Math.min(HOST_IDENTITY_TIMEOUT_MS, this.#settings.podsReadyTimeoutMs),
+      ),
+    );
+    for (const d of differ)
+      this.#log.info(d, 'a Windows host answers /hostname with its own name, not its node label');
+    return named;
   }
 
   /**

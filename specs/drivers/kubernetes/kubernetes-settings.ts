@@ -14,6 +14,7 @@ import {
   type NodeFilter,
   type Toleration,
 } from '../../../lab/providers/existing/node-filter.ts';
+import { clusterIntent, type ClusterIntent } from './cluster-intent.ts';
 
 export const DEFAULT_IMAGE_REPO = 'registry.k8s.io/e2e-test-images';
 export const DEFAULT_AGNHOST_TAG = '2.52';
@@ -67,6 +68,8 @@ export interface KubernetesSettings {
   churnSettleMs: number;
   /** cleanup()'s wait for the run namespace to go (CLEANUP_TIMEOUT_MS); a longer one is a warning. */
   namespaceGoneTimeoutMs: number;
+  /** WINDOWS_DSR, OUTBOUND_NAT: what a cluster the harness did not make intends (cluster-intent.ts). */
+  intent: ClusterIntent;
 }
 
 const IMAGE_REF = /^[a-z0-9.-]+(:\d+)?(\/[a-z0-9._-]+)+(:[A-Za-z0-9._-]+)?(@sha256:[a-f0-9]+)?$/;
@@ -209,6 +212,7 @@ export function kubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
       'CLEANUP_TIMEOUT_MS',
       NAMESPACE_GONE_DEFAULT_MS,
     ),
+    intent: clusterIntent(env),
   };
 }
 

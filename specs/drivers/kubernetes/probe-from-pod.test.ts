@@ -25,6 +25,7 @@ describe('KubernetesDriver.probeFromPod (through a fake Exec)', () => {
     );
     const driver = await KubernetesDriver.open(kubeconfig, facts, { ...options, execGraceMs: 20 });
     const workloads = await driver.deploy('r4', podNames(driver.nodes));
+    exec.calls.length = 0; // the Windows host's /hostname, asked at deploy (host-identity.ts)
     try {
       const win = workloads.pods.find((p) => p.os === 'windows')!;
       const lin = workloads.pods.find((p) => p.os === 'linux')!;

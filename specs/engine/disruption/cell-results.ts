@@ -1,7 +1,6 @@
 /** How the over-time runner turns what it saw into CellResults (the same verdicts as the matrix). */
 import { Outcome, type CellMeta, type CellResult } from '../../../lab/contracts/results-file.ts';
-import type { Expectation } from '../profile.ts';
-import { verdictOf } from '../judge.ts';
+import { settle, type Expectation } from '../profile.ts';
 import type { Judged } from './until-green.ts';
 
 type Meta = Omit<CellMeta, 'expected' | 'reason'>;
@@ -15,13 +14,12 @@ export function judgedResult(
   judged: Judged,
   took: { durationMs: number; attempts: number; recovery?: Recovery },
 ): CellResult {
+  const { seen, ...met } = settle(expectation, judged.outcome);
   return {
     ...meta,
-    expected: expectation.expected,
-    ...(expectation.reason === undefined ? {} : { reason: expectation.reason }),
-    verdict: verdictOf(expectation.expected, judged.outcome),
+    ...met,
     actual: judged.outcome,
-    detail: judged.detail,
+    detail: seen === undefined ? judged.detail : `${judged.detail} (${seen})`,
     durationMs: Math.max(0, Math.round(took.durationMs)),
     attempts: took.attempts,
     ...(took.recovery === undefined ? {} : { recovery: took.recovery }),
