@@ -299,7 +299,8 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     // The real actions take about five minutes: per-change CI (HL_KUBEADM_TIER=ci) leaves them to
     // the nightly's full tier (docs/ci.md).
     if ((process.env.HL_KUBEADM_TIER ?? 'full') === 'full') await disruptionsOnLin1();
-    else console.log('      disruption phase on lin1: left to the full tier (HL_KUBEADM_TIER=full)');
+    else
+      console.log('      disruption phase on lin1: left to the full tier (HL_KUBEADM_TIER=full)');
     const down = cli('down', '--lab', 'itkubeadm');
     expect(down.status, down.stdout + down.stderr).to.equal(0);
     expect(leftovers('hl-itkubeadm')).to.deep.equal([]);
