@@ -5,9 +5,8 @@
  * killed during `up` leaves nothing after `lab reap`. While it is up, a hand-made nft drop on
  * lin2 turns only lin1 → lin2 cells red, and their path evidence names it: from the lab's node
  * shells, and from node shell pods when the cluster is run as one the harness did not make. Then
- * (HL_KUBEADM_TIER=full, the default; per-change CI runs `ci`) every disruption action on the
- * middle Linux worker (lin1), each of its cells green again within its bound, the long-lived
- * connections and the UDP conntrack sockets intact. Run
+ * every disruption action on the middle Linux worker (lin1), each of its cells green again within
+ * its bound, the long-lived connections and the UDP conntrack sockets intact. Run
  * by `npm run test:netns-kubeadm` (HL_KUBEADM_NETNS=1, root, the cache of
  * vagrant/artifacts/kubernetes/build.sh).
  */
@@ -296,11 +295,7 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     // The kubelets set global kernel settings; each node's are private files.
     expect(sysctls()).to.equal(kernel);
     await evidenceOfHandMadeDrop();
-    // The real actions take about five minutes: per-change CI (HL_KUBEADM_TIER=ci) leaves them to
-    // the nightly's full tier (docs/ci.md).
-    if ((process.env.HL_KUBEADM_TIER ?? 'full') === 'full') await disruptionsOnLin1();
-    else
-      console.log('      disruption phase on lin1: left to the full tier (HL_KUBEADM_TIER=full)');
+    await disruptionsOnLin1();
     const down = cli('down', '--lab', 'itkubeadm');
     expect(down.status, down.stdout + down.stderr).to.equal(0);
     expect(leftovers('hl-itkubeadm')).to.deep.equal([]);
