@@ -126,7 +126,8 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
           },
         })
       : undefined;
-  if (run !== undefined && cells.length > 0) {
+  // Emulated labs probe in milliseconds: the estimate, measured on real Kubernetes, is for real clusters.
+  if (run !== undefined && cells.length > 0 && driver?.info.emulated === false) {
     const probed = cells.filter((c) => c.plan.probe !== undefined).length;
     const ring =
       run.mesh.mode !== settings?.mesh.mode
