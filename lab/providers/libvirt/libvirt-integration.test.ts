@@ -137,56 +137,13 @@ function suite(environment: ItEnvironment): void {
   after(async function () {
     // Whatever a failed step left: the reaper is the safety net of the test as of the product.
     // Only this test's labs: a bare `lab reap` would also take other labs on this machine.
-    for (const name of ['libvirt-small', 'libvirt-emulated', 'libvirt-kubeadm', 'libvirt-reap'])
+    for (const name of ['libvirt-emulated', 'libvirt-kubeadm', 'libvirt-reap'])
       await lab(runner, env(), ['reap', '--lab', name]);
     writeFileSync(
       join(env().resultsDir, 'libvirt-timings.json'),
       `${JSON.stringify(timings, null, 2)}\n`,
     );
     process.stdout.write(`    libvirt timings (s): ${JSON.stringify(timings)}\n`);
-  });
-
-  // CI's tier (HL_IT_TIER=ci in ci/libvirt-integration.sh): the fewest VMs that carry the hybrid
-  // suite — a Linux control plane and a Windows-emulated worker — on one hypervisor entry.
-  describe('the smallest lab that carries the suite: 2 VMs on one hypervisor entry', function () {
-    const name = 'libvirt-small';
-    const labId = `hl-${name}`;
-
-    it('comes up ready, and its VMs reach each other over the lab network', async function () {
-      const spec = itSpec(env(), name, ['cp1', 'win1'], 'libvirt-emulated', 1);
-      ok(await timed('small.up', () => lab(runner, env(), ['up', '--spec', spec])), 'lab up');
-      const domains = (await new Virsh(runner, 'qemu:///system').labResources(labId))
-        .filter((r) => r.kind === 'domain')
-        .map((d) => d.name);
-      expect(domains.sort()).to.deep.equal([`${labId}_cp1`, `${labId}_win1`]);
-      const ping = await lab(runner, env(), [
-        'ssh',
-        'win1',
-        '--lab',
-        name,
-        '--',
-        'ping',
-        '-c',
-        '1',
-        '-W',
-        '5',
-        '192.168.200.10',
-      ]);
-      ok(ping, 'ping from win1 to cp1');
-    });
-
-    it('passes the conformance suite, Linux and Windows-emulated cells across the two VMs', async function () {
-      const report = await expectSuiteGreen(env(), name, 'small-suite');
-      const cross = report.cells.filter(
-        (c) => c.verdict === 'pass' && /cp1.*win1|win1.*cp1/.test(c.cell),
-      );
-      expect(cross.length, 'cells between the two VMs').to.be.greaterThan(10);
-    });
-
-    it('goes down leaving no domain, network, volume or process of the lab', async function () {
-      ok(await timed('small.down', () => lab(runner, env(), ['down', '--lab', name])), 'lab down');
-      await expectNothingLeft(labId);
-    });
   });
 
   describe('the libvirt-emulated preset on qemu:///system + qemu+ssh://', function () {
