@@ -50,7 +50,7 @@ describe('ShellPodRuntime (pods of a node reached through its shell)', function 
       'hl-x-pod_a_b',
       '/var/log/p.log',
       '^listening ',
-      '60000',
+      '180000',
       '--',
       '/usr/bin/node',
       'netexec.mjs',

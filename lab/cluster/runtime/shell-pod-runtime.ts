@@ -24,7 +24,12 @@ export interface ShellPodRuntimeOptions {
   overheadMs?: number;
 }
 
-const DEFAULTS = { readyTimeoutMs: 60_000, overheadMs: 30_000, paths: VM_PATHS };
+/**
+ * A first `node` start on a VM that has just booted under QEMU software emulation, with two
+ * other VMs booting on the same two cores, printed nothing within 60 s in one CI run: the bound
+ * only decides how long a program that never starts takes to fail.
+ */
+const DEFAULTS = { readyTimeoutMs: 180_000, overheadMs: 30_000, paths: VM_PATHS };
 
 export class ShellPodRuntime implements PodRuntime {
   readonly workloads: WorkloadLocation;

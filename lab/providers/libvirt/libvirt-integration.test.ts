@@ -202,7 +202,7 @@ function suite(environment: ItEnvironment): void {
       ok(ping, 'ping from cp1 (hv1) to lin1 (hv2)');
     });
 
-    it('comes back from a snapshot, undoing what happened after it on every VM', async function () {
+    it('comes back from a snapshot, undoing what happened after it on every VM (full tier)', async function () {
       const onEmulated = (node: string, command: string) =>
         lab(runner, env(), ['ssh', node, '--lab', 'libvirt-emulated', '--', 'sh', '-c', command]);
       const snap = await timed('snapshot', () =>
@@ -231,7 +231,7 @@ function suite(environment: ItEnvironment): void {
       emulatedBench.freshUpOverRestore = Math.round((timings.up3Vms! / timings.restore!) * 10) / 10;
     });
 
-    it('passes the conformance suite on the restored lab, labelled emulated', async function () {
+    it('passes the conformance suite (on the restored lab in the full tier), labelled emulated', async function () {
       await expectSuiteGreen(env(), 'libvirt-emulated', 'suite');
     });
 
