@@ -191,6 +191,14 @@ describe('engine: the matrix suite end to end (real mocha child process, scripte
     expect(results.cells.filter((c) => c.verdict !== 'skipped')).to.deep.equal([]);
   });
 
+  it("a deploy past DEPLOY_TIMEOUT_MS but within the images' own bound (the driver's imagePullTimeoutMs) goes on to the cells", async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'hybrid-pulls-'));
+    const child = await runMocha('deploy-pulls', dir);
+    const results = readResults(dir);
+    expect(results.other, child.stdout + child.stderr).to.deep.equal([]);
+    expect(results.cells.filter((c) => c.verdict !== 'skipped')).to.not.deep.equal([]);
+  });
+
   it('a run whose --grep selects no cell fails and says so', async function () {
     const dir = mkdtempSync(join(tmpdir(), 'hybrid-empty-'));
     const child = await runMocha('verdicts', dir, undefined, ['--grep', 'no-such-cell']);

@@ -176,7 +176,10 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
       // Our own deadline ends the hook, not mocha's timeout: mocha would go on to the cleanup
       // while the deploy went on and its cells then probed what the cleanup removed, reported
       // as network failures instead of this one.
-      this.timeout(run.deployTimeoutMs + 60_000);
+      // The images' pulls have their own bound, before the deploy's.
+      const pullMs = driver.imagePullTimeoutMs ?? 0;
+      const deadlineMs = run.deployTimeoutMs + pullMs;
+      this.timeout(deadlineMs + 60_000);
       try {
         const ready = driver
           .checkReady()
@@ -184,12 +187,12 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
         ready.catch(() => undefined); // settled after the deadline: nobody waits for it
         const workloads = await withDeadline<Workloads | undefined>(
           ready,
-          run.deployTimeoutMs,
+          deadlineMs,
           () => undefined,
         );
         if (workloads === undefined)
           throw new Error(
-            `the lab was not ready with the workloads deployed within ${run.deployTimeoutMs} ms (DEPLOY_TIMEOUT_MS)`,
+            `the lab was not ready with the workloads deployed within ${run.deployTimeoutMs} ms (DEPLOY_TIMEOUT_MS)${pullMs === 0 ? '' : ` after ${pullMs} ms for the images (PREPULL_TIMEOUT_MS)`}`,
           );
         runner = new CellRunner(driver, workloads, run, recorder);
         await overTime?.open(workloads);

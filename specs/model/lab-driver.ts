@@ -157,6 +157,12 @@ export interface LabDriver extends AsyncDisposable {
   checkReady(): Promise<void>;
   /** Deploys the suite's workloads in a per-run namespace and waits until they are ready. */
   deploy(runId: string, podNames: { node: string; name: string }[]): Promise<Workloads>;
+  /**
+   * How long deploy() may wait for the workloads' images before the deploy's own bound
+   * (DEPLOY_TIMEOUT_MS) applies: a first pull of a Windows image takes minutes. Absent: the
+   * images are where they run already.
+   */
+  readonly imagePullTimeoutMs?: number;
   /** Runs a probe inside a pod; `timeoutMs` bounds the connect and the whole probe. */
   probeFromPod(pod: DeployedPod, request: ProbeRequest, timeoutMs: number): Promise<ProbeReply>;
   /** Runs a probe from outside the cluster (the hypervisor host / outside namespace). */

@@ -37,8 +37,9 @@ export function driverFixture(
       ? { status: exitStatus(0) }
       : script(call),
   );
-  /** What the driver warned the user of. */
+  /** What the driver warned the user of, and the progress it gave (the images' pulls). */
   const warnings: string[] = [];
+  const progress: string[] = [];
   const runner = new RecordingRunner().on(/^ip route get /, {
     stdout: '192.168.200.10 dev lab0 src 127.0.0.1 uid 0 \n    cache \n',
   });
@@ -53,6 +54,7 @@ export function driverFixture(
     },
     pollMs: 1,
     warn: (text) => warnings.push(text),
+    say: (text) => progress.push(text),
   };
-  return { kubeconfig, facts, core, exec, runner, options, reviews, warnings };
+  return { kubeconfig, facts, core, exec, runner, options, reviews, warnings, progress };
 }

@@ -2,7 +2,8 @@
  * A spec file for the engine's end-to-end test: the real suite engine (matrix-suite.ts) over a
  * scripted driver, so every verdict, an interruption and a failed open happen in a real mocha.
  *
- *   FIXTURE_MODE=verdicts | slow | open-fails | deploy-hangs   (FIXTURE_EMULATED=no: a real (libvirt) run)
+ *   FIXTURE_MODE=verdicts | slow | open-fails | deploy-hangs | deploy-pulls
+ *   (FIXTURE_EMULATED=no: a real (libvirt) run)
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runNamespace } from '../../lab/contracts/kubernetes-names.ts';
@@ -69,6 +70,9 @@ const ROWS: Record<string, MatrixRow[]> = {
   'deploy-hangs': [
     { kind: 'pod-to-pod', from: 'linux', to: 'windows', placements: ['cross-node'], vias: ['ip'] },
   ],
+  'deploy-pulls': [
+    { kind: 'pod-to-pod', from: 'linux', to: 'windows', placements: ['cross-node'], vias: ['ip'] },
+  ],
 };
 
 class ScriptedDriver implements LabDriver {
@@ -87,8 +91,12 @@ class ScriptedDriver implements LabDriver {
     return Promise.resolve();
   }
 
+  /** deploy-pulls: its images may take 3 s before DEPLOY_TIMEOUT_MS applies. */
+  readonly imagePullTimeoutMs = mode === 'deploy-pulls' ? 3000 : undefined;
+
   async deploy(runId: string): Promise<Workloads> {
     if (mode === 'deploy-hangs') await sleep(4000); // past its 1 s DEPLOY_TIMEOUT_MS
+    if (mode === 'deploy-pulls') await sleep(2500); // past DEPLOY_TIMEOUT_MS, within the pull's own
     return fakeWorkloads(NODES, runNamespace(runId));
   }
 
@@ -153,7 +161,7 @@ function settings(): SuiteSettings {
     concurrency: mode === 'slow' ? 1 : 4,
     timeoutMs: 200,
     retries: 0,
-    deployTimeoutMs: mode === 'deploy-hangs' ? 1000 : 10_000,
+    deployTimeoutMs: mode === 'deploy-hangs' || mode === 'deploy-pulls' ? 1000 : 10_000,
     selection: selectionFromArgv(process.argv),
     runId: 'fixture-run-1',
     kubernetes: kubernetesSettings({}),

@@ -415,6 +415,8 @@ async function main(): Promise<void> {
       os: n.os,
       address: n.ip,
     })),
+    pullTimeoutMs: 600_000,
+    say,
     outsideAddress: '192.0.2.2',
     // An echo "the lab runs": the recorder starts none.
     echo: { lab: { address: '192.0.2.1', port: 8099, hostname: 'external' } },

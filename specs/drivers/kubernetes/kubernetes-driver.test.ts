@@ -9,7 +9,7 @@ import { driverFixture } from '../../testing/kube-driver-fixture.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import type { LabOutside } from '../../../lab/providers/lab-provider.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './kubernetes-driver.ts';
-import { V1Namespace, V1Pod, V1Secret, V1Taint } from '@kubernetes/client-node';
+import { CoreV1Event, V1Namespace, V1Pod, V1Secret, V1Taint } from '@kubernetes/client-node';
 import {
   cordoned,
   FAILING_PODS,
@@ -25,6 +25,14 @@ import {
   withReady,
 } from '../../testing/kube-recorded-objects.ts';
 
+/** A kubelet event about a pod's image (Pulling, Pulled), as the events API lists it. */
+const pullEvent = (pod: string, reason: string) =>
+  recorded(CoreV1Event, {
+    involvedObject: { kind: 'Pod', name: pod },
+    reason,
+    type: 'Normal',
+    message: `${reason} image`,
+  });
 describe('KubernetesDriver (unit; fakes answering with recorded API responses)', () => {
   it('discovers nodes (os, role, InternalIP), the server version and OS builds', async () => {
     const { kubeconfig, facts, options } = driverFixture();
@@ -439,6 +447,60 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     expect(error).to.have.property('hint').that.contains('AGNHOST_IMAGE');
     await driver.cleanup();
     expect(core.calls).to.include('deleteNamespace hybrid-lab-r3');
+  });
+
+  it('a pull that outlasts the readiness bound but not PREPULL_TIMEOUT_MS still deploys: the readiness clock starts after it', async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    // win1's pods pull for the first 30 lists (Pulling, no Pulled yet), far past the readiness
+    // bound at 1 ms polls, then run as recorded.
+    const pulling = new Set<string>();
+    const normal = core.podStatus;
+    core.podStatus = (pod, list) => {
+      const name = pod.metadata?.name ?? '';
+      if (!name.includes('win1')) return normal(pod, list);
+      if (list < 30) {
+        if (!pulling.has(name)) core.events.push(pullEvent(name, 'Pulling'));
+        pulling.add(name);
+        return normal(pod, 0);
+      }
+      return normal(pod, list - 30);
+    };
+    const driver = await KubernetesDriver.open(kubeconfig, facts, {
+      ...options,
+      settings: { ...options.settings!, podsReadyTimeoutMs: 20, prePullTimeoutMs: 5000 },
+      pollMs: 1,
+    });
+    expect(driver.imagePullTimeoutMs).to.equal(5000);
+    const workloads = await driver.deploy('r9', podNames(driver.nodes));
+    expect(workloads.pods.map((p) => p.node)).to.include('win1');
+    expect(pulling.size).to.be.greaterThan(0);
+    await driver.cleanup();
+  });
+
+  it('pulls that outlast PREPULL_TIMEOUT_MS end the deploy naming the pods, their nodes and the setting', async () => {
+    const { kubeconfig, facts, core, options } = driverFixture();
+    const normal = core.podStatus;
+    core.podStatus = (pod, list) => {
+      const name = pod.metadata?.name ?? '';
+      if (!name.includes('win1')) return normal(pod, list);
+      core.events.push(pullEvent(name, 'Pulling'));
+      return normal(pod, 0);
+    };
+    const driver = await KubernetesDriver.open(kubeconfig, facts, {
+      ...options,
+      settings: { ...options.settings!, prePullTimeoutMs: 50 },
+    });
+    const error = await driver.deploy('r8', podNames(driver.nodes)).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(InfrastructureError);
+    expect((error as Error).message).to.match(
+      /^the suite's images were not pulled in time: timed out after 50 ms waiting for the images of the pods in hybrid-lab-r8; last error: "netexec-win1-a on win1: Pulling; .*host-win1 on win1: Pulling/,
+    );
+    expect((error as Error).message).not.to.match(/on (cp1|lin1):/);
+    expect(error)
+      .to.have.property('hint')
+      .that.matches(/^PREPULL_TIMEOUT_MS=50 bounds the pulls/);
+    await driver.cleanup();
+    expect(core.calls).to.include('deleteNamespace hybrid-lab-r8');
   });
 
   it('a run whose namespace exists fails on the recorded 409 and cleanup leaves that namespace alone', async () => {

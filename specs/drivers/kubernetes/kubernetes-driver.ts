@@ -132,6 +132,8 @@ export interface KubernetesDriverOptions {
   nodeActions?: NodeActions;
   /** Says what the user must know before the run goes on (a cloud load balancer); default stderr. */
   warn?: (text: string) => void;
+  /** Progress of a long wait (the images' pulls), one line at a time; default stderr. */
+  say?: (text: string) => void;
 }
 
 const SERVICE_OSES: readonly Os[] = ['linux', 'windows'];
@@ -388,6 +390,11 @@ export class KubernetesDriver implements LabDriver {
       },
       keepNamespace: settings.keepRunNamespace,
       log: this.#log,
+      pullTimeoutMs: settings.prePullTimeoutMs,
+      say: (text) => {
+        this.#log.info(text);
+        (this.#options.say ?? ((t) => process.stderr.write(`hybrid-lab: ${t}\n`)))(text);
+      },
       podsReadyTimeoutMs: settings.podsReadyTimeoutMs,
       namespaceGoneTimeoutMs: settings.namespaceGoneTimeoutMs,
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
@@ -668,6 +675,11 @@ export class KubernetesDriver implements LabDriver {
   }
 
   /** CHURN_SETTLE_MS; by default kube-proxy's --iptables-sync-period (Windows' --sync-period). */
+  /** deploy() waits for the images this long at most before its own clock starts. */
+  get imagePullTimeoutMs(): number {
+    return this.#settings.prePullTimeoutMs;
+  }
+
   get churnSettleMs(): number {
     return this.#settings.churnSettleMs;
   }

@@ -43,6 +43,7 @@ import { CHURN_APP } from '../../model/churn.ts';
 import { renderFeatureManifests } from './feature-manifests.ts';
 import { POD_KINDS, podSecurityRefusal, type PodKind } from './pod-security.ts';
 import { deployedFeatures } from './feature-services.ts';
+import { forImagesPulled } from './image-pulls.ts';
 
 export interface DeploymentSettings extends PodExtras {
   namespace: string;
@@ -85,6 +86,10 @@ export interface DeploymentSettings extends PodExtras {
   /** Leave the run namespace for the nightly collector. */
   keepNamespace: boolean;
   log: Logger;
+  /** The wait for the pods' images (PREPULL_TIMEOUT_MS), before the readiness wait starts. */
+  pullTimeoutMs: number;
+  /** Progress of that wait for the user, one line at a time. */
+  say: (line: string) => void;
   podsReadyTimeoutMs: number;
   namespaceGoneTimeoutMs: number;
   pollMs?: number;
@@ -199,11 +204,13 @@ export class SuiteDeployment implements AsyncDisposable {
       })),
       ...manifests.churnPods.map((body) => ({ body, kind: POD_KINDS.churn })),
     ]);
-    const ready = await this.#waitReady([
+    const created = [
       ...this.settings.pods,
       ...this.settings.hostNetwork,
-      ...this.settings.churnPods,
-    ]);
+      ...this.settings.churnPods.map((p) => ({ ...p, node: p.nodeHostname })),
+    ];
+    await this.#waitPulled(created);
+    const ready = await this.#waitReady(created);
     await this.#waitEndpoints(
       [
         ...manifests.services,
@@ -466,8 +473,37 @@ export class SuiteDeployment implements AsyncDisposable {
     );
   }
 
+  /** The images on every node first: a first Windows pull takes minutes no readiness bound allows. */
+  async #waitPulled(pods: readonly { name: string; node: string }[]): Promise<void> {
+    const { namespace, pullTimeoutMs, say, pollMs } = this.settings;
+    try {
+      await forImagesPulled(this.core, namespace, pods, {
+        timeoutMs: pullTimeoutMs,
+        say,
+        setting: 'PREPULL_TIMEOUT_MS',
+        ...(pollMs === undefined ? {} : { pollMs }),
+      });
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      throw new InfrastructureError(`the suite's images were not pulled in time: ${text}`, {
+        cause: error,
+        hint: `PREPULL_TIMEOUT_MS=${pullTimeoutMs} bounds the pulls (a first pull of a Windows image can take 15 min); ${this.#imageHint()}`,
+      });
+    }
+  }
+
+  /** Which images the pods run, how to name others, and how a private registry is reached. */
+  #imageHint(): string {
+    const { images, pullSecret, namespace } = this.settings;
+    const secret =
+      pullSecret === undefined
+        ? 'a private registry needs IMAGE_PULL_SECRET=NAMESPACE/NAME (a docker-registry Secret the run copies into its namespace)'
+        : `the pods pull with the Secret ${pullSecret} (copied from IMAGE_PULL_SECRET)`;
+    return `kubectl -n ${namespace} describe pods; images ${images.linux} (Linux), ${images.windows} (Windows) (override: AGNHOST_IMAGE, AGNHOST_IMAGE_LINUX and AGNHOST_IMAGE_WINDOWS, or IMAGE_REPO and AGNHOST_TAG); ${secret}`;
+  }
+
   async #waitReady(pods: readonly { name: string }[]): Promise<V1Pod[]> {
-    const { namespace, images } = this.settings;
+    const { namespace } = this.settings;
     try {
       return await forPodsReady(
         this.core,
@@ -479,7 +515,7 @@ export class SuiteDeployment implements AsyncDisposable {
       const text = error instanceof Error ? error.message : String(error);
       throw new InfrastructureError(`suite workloads did not become ready: ${text}`, {
         cause: error,
-        hint: `kubectl -n ${namespace} describe pods; images ${images.linux} (Linux), ${images.windows} (Windows) (override: AGNHOST_IMAGE, or IMAGE_REPO and AGNHOST_TAG)`,
+        hint: this.#imageHint(),
       });
     }
   }
