@@ -1,4 +1,5 @@
 /** Writes the run as Jenkins-style JUnit XML: one testsuite, one testcase per cell. */
+import { runFacts } from './run-facts.ts';
 import { resolve } from 'node:path';
 import type { TestCase, TestSuite } from 'junit-report-builder';
 import type { CellResult } from '../../lab/contracts/results-file.ts';
@@ -56,10 +57,7 @@ function addProperties(suite: TestSuite, report: Report): void {
     ['emulated', run.emulated ? 'yes' : 'no'],
     ['kubernetes-version', run.kubernetesVersion],
     ['cni', run.cni],
-    ...(run.clusterDns === undefined ? [] : [['cluster-dns', run.clusterDns] as [string, string]]),
-    ...(run.windowsDsr === undefined
-      ? []
-      : [['windows-dsr', run.windowsDsr ? 'on' : 'off'] as [string, string]]),
+    ...runFacts(run).map((f) => [f.key, f.value] as [string, string]),
     ...Object.entries(run.facts ?? {}).map(([k, v]) => [`fact.${k}`, v] as [string, string]),
     ['profile', run.profile],
     ['run-id', run.runId],

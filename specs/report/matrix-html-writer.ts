@@ -1,4 +1,5 @@
 /** Renders matrix.html: a self-contained page with one coloured source × target grid per via. */
+import { runFacts } from './run-facts.ts';
 import type { CellResult, Verdict } from '../../lab/contracts/results-file.ts';
 import { EMULATED_BANNER, outcomeLine } from './cell-text.ts';
 import { escapeHtml as h, linkifyHtml, truncate } from '../../lab/text/escape.ts';
@@ -114,10 +115,7 @@ function header(report: Report): string {
     ['provider', `${run.provider}${run.emulated ? ' (emulated)' : ''}`],
     ['kubernetes', run.kubernetesVersion],
     ['cni', run.cni],
-    ...(run.clusterDns === undefined ? [] : [['cluster DNS', run.clusterDns] as [string, string]]),
-    ...(run.windowsDsr === undefined
-      ? []
-      : [['windows DSR', run.windowsDsr ? 'on' : 'off'] as [string, string]]),
+    ...runFacts(run).map((f) => [f.label, f.value] as [string, string]),
     ...Object.entries(run.facts ?? {}),
     ['profile', run.profile],
     ['started', run.startedAt],

@@ -1,4 +1,5 @@
 /** Renders the run as GitHub step-summary Markdown: headline, banners, one grid per via, problems. */
+import { runFacts } from './run-facts.ts';
 import type { CellResult, Verdict } from '../../lab/contracts/results-file.ts';
 import { escapeMarkdown as md, linkifyMarkdown, truncate } from '../../lab/text/escape.ts';
 import { EMULATED_BANNER, outcomeLine, slowText, unexpectedPassMessage } from './cell-text.ts';
@@ -175,10 +176,7 @@ function runInfo(report: Report): string[] {
     ['provider', `${run.provider}${run.emulated ? ' (emulated)' : ''}`],
     ['kubernetes', run.kubernetesVersion],
     ['cni', run.cni],
-    ...(run.clusterDns === undefined ? [] : [['cluster DNS', run.clusterDns] as [string, string]]),
-    ...(run.windowsDsr === undefined
-      ? []
-      : [['windows DSR', run.windowsDsr ? 'on' : 'off'] as [string, string]]),
+    ...runFacts(run).map((f) => [f.label, f.value] as [string, string]),
     ...Object.entries(run.facts ?? {}),
     ['profile', run.profile],
     ['started', run.startedAt],
