@@ -152,9 +152,11 @@ export class FakeCore implements CoreClient {
     return Promise.resolve(recordedResponse(V1Status, answer));
   };
 
-  createNamespacedPod: CoreClient['createNamespacedPod'] = ({ namespace, body }) => {
+  /** Creates a pod; with `dryRun: 'All'` admission answers as for a create, and nothing is stored. */
+  createNamespacedPod: CoreClient['createNamespacedPod'] = ({ namespace, body, dryRun }) => {
     const name = body.metadata?.name ?? '';
-    this.calls.push(`createNamespacedPod ${namespace}/${name}`);
+    const dry = dryRun === 'All';
+    this.calls.push(`${dry ? 'dryRunNamespacedPod' : 'createNamespacedPod'} ${namespace}/${name}`);
     if (this.#accountLag.has(namespace)) {
       return Promise.reject(noServiceAccount(name, namespace, 'default'));
     }
@@ -164,6 +166,7 @@ export class FakeCore implements CoreClient {
       this.createsTooEarly--;
       return Promise.reject(recordedApiError(RECORDED.pods.createTooEarly));
     }
+    if (dry) return Promise.resolve(recorded(V1Pod, structuredClone(body)));
     if (this.pods.some((p) => p.metadata?.name === name && p.metadata.namespace === namespace)) {
       return Promise.reject(recordedApiError(RECORDED.pods.createAgain, name));
     }

@@ -61,7 +61,7 @@ describe('Pod Security (a cluster that enforces baseline where a namespace says 
     }
   });
 
-  it('a refusal mid-deploy: every create answered first, the error names pod kind and label, cleanup removes all', async () => {
+  it('a refusal in the dry run before any Service: every call answered first, the error names pod kind and label, nothing but the namespace was made, and cleanup removes it', async () => {
     const { kubeconfig, facts, core, options } = driverFixture();
     // A policy puts baseline on whatever the namespace asks for.
     core.podSecurity = { level: 'baseline', overridden: true };
@@ -92,8 +92,15 @@ describe('Pod Security (a cluster that enforces baseline where a namespace says 
     expect((error as InfrastructureError).hint).to.contain(
       'pod-security.kubernetes.io/enforce=privileged',
     );
-    // The Services (the LoadBalancer ones too) and the pods that got in are the namespace's.
-    expect(core.services.filter((s) => s.spec?.type === 'LoadBalancer')).to.have.length(2);
+    // One dry run per kind of pod, nothing stored: no Service (no load balancer), no pod.
+    expect(core.calls.filter((c) => c.startsWith('dryRunNamespacedPod'))).to.deep.equal([
+      'dryRunNamespacedPod hybrid-lab-ps2/netexec-cp1-a',
+      'dryRunNamespacedPod hybrid-lab-ps2/host-cp1',
+      'dryRunNamespacedPod hybrid-lab-ps2/host-win1',
+      'dryRunNamespacedPod hybrid-lab-ps2/netexec-cp1-c',
+    ]);
+    expect(core.services).to.deep.equal([]);
+    expect(core.pods).to.deep.equal([]);
     expect(leftBehind).to.have.length(1);
     expect(core.calls).to.include('deleteNamespace hybrid-lab-ps2');
     expect(driver.pending()).to.deep.equal([]);

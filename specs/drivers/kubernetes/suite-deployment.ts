@@ -146,12 +146,23 @@ export class SuiteDeployment implements AsyncDisposable {
     );
     this.#namespaceCreated = true;
     await this.#copyPullSecret();
+    await this.#waitServiceAccount();
+    const hostKind = (os: Os) =>
+      os === 'windows' ? POD_KINDS.hostNetworkWindows : POD_KINDS.hostNetworkLinux;
+    const pods = [
+      ...manifests.pods.map((body) => ({ body, kind: POD_KINDS.netexec })),
+      ...manifests.hostNetwork.map((body, i) => ({
+        body,
+        kind: hostKind(this.settings.hostNetwork[i]!.os),
+      })),
+      ...manifests.churnPods.map((body) => ({ body, kind: POD_KINDS.churn })),
+    ];
+    await this.#dryRunPods(pods);
     for (const body of manifests.services) {
       await this.#api(`create service ${body.metadata?.name}`, () =>
         this.core.createNamespacedService({ namespace, body }),
       );
     }
-    await this.#waitServiceAccount();
     const hairpin: HairpinService[] = [];
     for (const [i, body] of manifests.hairpin.entries()) {
       const created = await this.#api(`create service ${body.metadata?.name}`, () =>
@@ -194,16 +205,7 @@ export class SuiteDeployment implements AsyncDisposable {
         port: created.spec?.ports?.[0]?.port ?? 0,
       });
     }
-    const hostKind = (os: Os) =>
-      os === 'windows' ? POD_KINDS.hostNetworkWindows : POD_KINDS.hostNetworkLinux;
-    await this.#createPods([
-      ...manifests.pods.map((body) => ({ body, kind: POD_KINDS.netexec })),
-      ...manifests.hostNetwork.map((body, i) => ({
-        body,
-        kind: hostKind(this.settings.hostNetwork[i]!.os),
-      })),
-      ...manifests.churnPods.map((body) => ({ body, kind: POD_KINDS.churn })),
-    ]);
+    await this.#createPods(pods);
     const created = [
       ...this.settings.pods,
       ...this.settings.hostNetwork,
@@ -320,6 +322,28 @@ export class SuiteDeployment implements AsyncDisposable {
    * a refusal meets no create still under way; the first refusal is rethrown, a Pod Security one
    * naming the pod's kind and the namespace label it needs.
    */
+  /**
+   * One server-side dry run of each kind of pod (`dryRun=All`: admission runs, nothing is
+   * stored) before any Service exists: a Pod Security level or a policy engine that refuses a
+   * kind ends the run with the namespace alone to remove.
+   */
+  async #dryRunPods(pods: readonly { body: V1Pod; kind: PodKind }[]): Promise<void> {
+    const { namespace } = this.settings;
+    const firstOfKind = pods.filter((p, i) => pods.findIndex((q) => q.kind === p.kind) === i);
+    const results = await Promise.allSettled(
+      firstOfKind.map(({ body, kind }) => {
+        const name = body.metadata?.name ?? '';
+        return this.#api(
+          `create pod ${name} (dry run)`,
+          () => this.core.createNamespacedPod({ namespace, body, dryRun: 'All' }),
+          (error) => podSecurityRefusal(error, { name, kind }, namespace),
+        );
+      }),
+    );
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+  }
+
   async #createPods(pods: readonly { body: V1Pod; kind: PodKind }[]): Promise<void> {
     const { namespace, log } = this.settings;
     const results = await Promise.allSettled(
