@@ -674,12 +674,12 @@ export class KubernetesDriver implements LabDriver {
     return parseProbe(await outside.exec(argv, { timeoutMs: programMs + 10_000 }));
   }
 
-  /** CHURN_SETTLE_MS; by default kube-proxy's --iptables-sync-period (Windows' --sync-period). */
   /** deploy() waits for the images this long at most before its own clock starts. */
   get imagePullTimeoutMs(): number {
     return this.#settings.prePullTimeoutMs;
   }
 
+  /** CHURN_SETTLE_MS; by default kube-proxy's --iptables-sync-period (Windows' --sync-period). */
   get churnSettleMs(): number {
     return this.#settings.churnSettleMs;
   }
