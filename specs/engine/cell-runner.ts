@@ -1,4 +1,5 @@
 /** Runs cells' probes with bounded concurrency; retries only cells expected to succeed. */
+import { unusablePath } from '../model/unusable-paths.ts';
 import type { LabDriver, Workloads } from '../model/lab-driver.ts';
 import { sendProbeTwice } from '../model/lab-driver.ts';
 import { NOT_FORWARDED_MS, type CellPlan, type ProbeSpec } from '../model/cell-plan.ts';
@@ -264,6 +265,12 @@ export class CellRunner {
       };
     }
     const planned = plan.probe(this.workloads);
+    // A path the run found it cannot use says nothing of the data plane.
+    const unusable = unusablePath(planned, this.workloads);
+    if (unusable !== undefined) {
+      const result = { ...base, verdict: 'skipped', reason: unusable, detail: '' } as const;
+      return { result: { ...result, durationMs: 0, attempts: 0 }, requests: [] };
+    }
     // A documented limitation that times out: an answer, were there one, would take milliseconds.
     const spec =
       expectation.expected === Outcome.Timeout && planned.timeoutMs === undefined

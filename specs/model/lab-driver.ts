@@ -103,6 +103,13 @@ export interface Workloads {
   outsideAddress: string;
   /** The external echo: answers /clientip with the address it saw. */
   external: { address: string; port: number };
+  /**
+   * What the run found unusable before the matrix (clusters the harness did not make), by node
+   * name, with why: `outside`, the outside cannot reach the node's address at all (not even its
+   * kubelet port); `echo`, the node's own network gets no answer from the external echo. A cell
+   * that needs such a path is skipped with the reason (unusable-paths.ts), never judged.
+   */
+  unreachable?: { outside: Record<string, string>; echo: Record<string, string> };
   apiServiceIP: string;
   dnsDomain: string;
 }
@@ -217,6 +224,12 @@ const HOST_NETWORK_SOURCE = 'host-network:';
 /** ProbeSpec.from for a probe on `node`'s own network (pod names never hold a colon). */
 export function hostNetworkSource(node: string): string {
   return `${HOST_NETWORK_SOURCE}${node}`;
+}
+
+/** The node a probe starts on: a deployed pod's, or the node of hostNetworkSource(node). */
+export function sourceNode(workloads: Workloads, from: string): string | undefined {
+  if (from.startsWith(HOST_NETWORK_SOURCE)) return from.slice(HOST_NETWORK_SOURCE.length);
+  return workloads.pods.find((p) => p.name === from)?.node;
 }
 
 /** Sends a cell's request through `driver`: from the deployed pod it names, a node, or outside. */

@@ -3,6 +3,8 @@
  * answered (kube-recorded-objects.ts). The kubeconfig names 127.0.0.1 but is never contacted; the
  * only socket opened is the external echo's, on 127.0.0.1.
  */
+import type { ProbeRequest } from '../model/lab-driver.ts';
+import type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +24,17 @@ contexts: [{ name: ctx, context: { cluster: c, user: u } }]
 current-context: ctx
 `;
 
+/** A reachability answer: a timeout for a request whose key (`ADDRESS:PORT`, a URL) is listed. */
+function reachable(request: ProbeRequest, unreachable: ReadonlySet<string>): ProbeReply {
+  const key =
+    request.kind === 'tcp'
+      ? `${request.host}:${request.port}`
+      : request.kind === 'http'
+        ? request.url
+        : '';
+  return unreachable.has(key) ? { result: 'timeout', error: 'no answer' } : { result: 'ok' };
+}
+
 /** Fakes, options and a kubeconfig file for KubernetesDriver.open(); the echo binds 127.0.0.1:0. */
 export function driverFixture(
   script: (call: ExecCall) => ExecScript = () => ({ status: exitStatus(0) }),
@@ -40,6 +53,7 @@ export function driverFixture(
   /** What the driver warned the user of, and the progress it gave (the images' pulls). */
   const warnings: string[] = [];
   const progress: string[] = [];
+  const unreachable = new Set<string>();
   const runner = new RecordingRunner().on(/^ip route get /, {
     stdout: '192.168.200.10 dev lab0 src 127.0.0.1 uid 0 \n    cache \n',
   });
@@ -55,6 +69,23 @@ export function driverFixture(
     pollMs: 1,
     warn: (text) => warnings.push(text),
     say: (text) => progress.push(text),
+    // Never a packet to the recorded node addresses: the reachability check asks these, which
+    // answer every request but those a test lists in `unreachable`.
+    reachability: {
+      fromOutside: (request) => Promise.resolve(reachable(request, unreachable)),
+      fromNode: (_node, request) => Promise.resolve(reachable(request, unreachable)),
+    },
   };
-  return { kubeconfig, facts, core, exec, runner, options, reviews, warnings, progress };
+  return {
+    kubeconfig,
+    facts,
+    core,
+    exec,
+    runner,
+    options,
+    reviews,
+    warnings,
+    progress,
+    unreachable,
+  };
 }

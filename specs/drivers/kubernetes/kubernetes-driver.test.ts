@@ -503,6 +503,32 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     expect(core.calls).to.include('deleteNamespace hybrid-lab-r8');
   });
 
+  it('on a cluster it did not build, finds before the matrix which nodes the outside and the echo cannot reach, and says so', async () => {
+    const { kubeconfig, facts, options, unreachable, warnings } = driverFixture();
+    // The recorded nodes' kubelets listen on 10250 (status.daemonEndpoints).
+    unreachable.add('192.168.200.11:10250');
+    const driver = await KubernetesDriver.open(kubeconfig, facts, options);
+    const workloads = await driver.deploy('r7', podNames(driver.nodes));
+    expect(workloads.unreachable).to.deep.equal({
+      outside: { lin1: 'not even its kubelet port 10250 answers (timeout: no answer)' },
+      echo: {},
+    });
+    expect(warnings).to.include(
+      'the outside cannot reach lin1: not even its kubelet port 10250 answers (timeout: no answer); its cells from outside are skipped',
+    );
+    await driver.cleanup();
+    // The labs the harness made reach their nodes by construction: nothing is asked there.
+    const made = driverFixture();
+    made.unreachable.add('192.168.200.11:10250');
+    const own = await KubernetesDriver.open(
+      made.kubeconfig,
+      { ...made.facts, provider: 'netns' },
+      made.options,
+    );
+    expect((await own.deploy('r6', podNames(own.nodes))).unreachable).to.equal(undefined);
+    await own.cleanup();
+  });
+
   it('a run whose namespace exists fails on the recorded 409 and cleanup leaves that namespace alone', async () => {
     const { kubeconfig, facts, core, options } = driverFixture();
     const driver = await KubernetesDriver.open(kubeconfig, facts, options);

@@ -1,4 +1,5 @@
 /** The LabDriver for real clusters (existing provider, kubeadm labs): agnhost pods, probes over Exec. */
+import { checkReachability, type ReachabilityProbes } from './reachability.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isIP } from 'node:net';
 import type { CommandRunner } from '../../../lab/exec/command-runner.ts';
@@ -134,6 +135,8 @@ export interface KubernetesDriverOptions {
   warn?: (text: string) => void;
   /** Progress of a long wait (the images' pulls), one line at a time; default stderr. */
   say?: (text: string) => void;
+  /** How the reachability check asks its questions (unit tests); default this driver's probes. */
+  reachability?: ReachabilityProbes;
 }
 
 const SERVICE_OSES: readonly Os[] = ['linux', 'windows'];
@@ -416,7 +419,11 @@ export class KubernetesDriver implements LabDriver {
       });
     }
     const started = await this.#deployment.start();
-    this.#workloads = { ...started, hostNetwork: await this.#hostIdentities(started.hostNetwork) };
+    const deployed = { ...started, hostNetwork: await this.#hostIdentities(started.hostNetwork) };
+    this.#workloads =
+      this.#facts.provider === 'existing'
+        ? { ...deployed, unreachable: await this.#reachability(deployed) }
+        : deployed;
     return this.#workloads;
   }
 
@@ -433,6 +440,39 @@ export class KubernetesDriver implements LabDriver {
       warn(note.text);
     } else if (note !== undefined) this.#log.info(note.text);
     return loadBalancerClass;
+  }
+
+  /**
+   * On a cluster the harness did not make: which nodes the outside cannot reach at all, and which
+   * get no answer from the echo on their own network (reachability.ts); said to the user, since
+   * each one skips cells. The labs the harness made have both by construction.
+   */
+  async #reachability(workloads: Workloads): Promise<NonNullable<Workloads['unreachable']>> {
+    const { items } = await this.#clients.core.listNode().catch(() => ({ items: [] }));
+    const ports = Object.fromEntries(
+      items.flatMap((n) => {
+        const port = n.status?.daemonEndpoints?.kubeletEndpoint?.Port;
+        return port === undefined || n.metadata?.name === undefined
+          ? []
+          : [[n.metadata.name, port]];
+      }),
+    );
+    const unreachable = await checkReachability(
+      workloads,
+      ports,
+      this.#options.reachability ?? {
+        fromOutside: (request, timeoutMs) => this.probeFromOutside(request, timeoutMs),
+        fromNode: (node, request, timeoutMs) => this.probeFromNode(node, request, timeoutMs),
+      },
+    );
+    const say =
+      this.#options.warn ?? ((text) => process.stderr.write(`hybrid-lab: warning: ${text}\n`));
+    for (const [node, why] of Object.entries(unreachable.outside))
+      say(`the outside cannot reach ${node}: ${why}; its cells from outside are skipped`);
+    for (const [node, why] of Object.entries(unreachable.echo))
+      say(`${node} cannot reach the external echo: ${why}; its cells to the echo are skipped`);
+    this.#log.info({ unreachable }, 'reachability before the matrix');
+    return unreachable;
   }
 
   /** The host netexecs with what each Windows one says its name is (host-identity.ts). */
