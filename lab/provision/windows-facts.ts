@@ -187,9 +187,12 @@ const CORE_FACTS: readonly WindowsFact[] = [
   },
   {
     id: 'windsr-version-floor',
-    fact: "Windows kube-proxy's direct server return (--enable-dsr) needs the WinDSR feature gate, alpha since Kubernetes 1.14.",
+    fact: "Windows kube-proxy's direct server return (--enable-dsr) needs the WinDSR feature gate: alpha (off by default) from Kubernetes 1.14, beta (on by default) from 1.33, GA and locked to on from 1.34, where naming it =true is still accepted.",
     soTheCode: floorConsequence('windsr-version-floor'),
-    sources: [`${K8S_DOCS}/reference/command-line-tools-reference/feature-gates/`],
+    sources: [
+      `${K8S_DOCS}/reference/command-line-tools-reference/feature-gates/`,
+      `${K8S}/pkg/features/kube_features.go`,
+    ],
     reliedOnBy: ['lab/plan/windows-checks.ts', 'manifests/windows/kube-proxy-hostprocess.yaml'],
     checkedBy: floorTests('windsr-version-floor'),
     values: floorValues('windsr-version-floor'),

@@ -13,7 +13,7 @@ import { loadSpec } from '../spec/load-spec.ts';
 import { REPO_ROOT, windowsContainers } from '../testing/windows-scripts.ts';
 import { artifactsFor, windowsImages } from './artifact-catalogue.ts';
 import { componentVersions } from './component-versions.ts';
-import { joinStep } from './provision-steps.ts';
+import { joinStep, REBOOT_REQUIRED } from './provision-steps.ts';
 import { renderManifests, windowsNetConf } from './render-manifests.ts';
 import { scriptCommand } from './step-runner.ts';
 
@@ -162,5 +162,48 @@ describe('Windows platform facts (facts catalogue)', () => {
     expect(script).to.match(/user: \{tokenFile: '\$\(\$tokenFile -replace/);
     expect(script).to.not.match(/user: \{token:/);
     expect(script).to.not.match(/Get-Content[^\n]*serviceaccount\\token/);
+  });
+
+  it('a script that needs a restart exits 3010, the code the step runner reboots on', () => {
+    expect(REBOOT_REQUIRED).to.equal(3010);
+    for (const path of [
+      'vagrant/scripts/windows/install-containers-feature.ps1',
+      'vagrant/scripts/windows/set-hostname.ps1',
+    ]) {
+      const codes = [...read(path).matchAll(/\bexit (\d+)/g)].map((m) => Number(m[1]));
+      expect(codes, path).to.include(REBOOT_REQUIRED);
+      expect(
+        codes.filter((c) => c !== 0 && c !== REBOOT_REQUIRED),
+        path,
+      ).to.deep.equal([]);
+    }
+  });
+
+  it('set-hostname.ps1 reads the active and the pending name, and asks for a restart until the new one is active', () => {
+    const script = read('vagrant/scripts/windows/set-hostname.ps1');
+    const at = (pattern: RegExp) => {
+      const found = pattern.exec(script);
+      expect(found, String(pattern)).to.not.equal(null);
+      return found!.index;
+    };
+    expect(script).to.match(/Control\\ComputerName'/);
+    expect(script).to.match(/\$key\\ActiveComputerName/);
+    // -eq ignores case, as NetBIOS names compare; -ceq would not.
+    expect(script).to.not.match(/-ceq/);
+    const active = at(/if \(\$active -eq \$name\) \{[^}]*exit 0/);
+    const pending = at(/if \(\$pending -eq \$name\) \{[^}]*exit 3010/);
+    const rename = at(/Rename-Computer -NewName \$name[\s\S]*exit 3010\s*$/);
+    expect(active).to.be.below(pending);
+    expect(pending).to.be.below(rename);
+  });
+
+  it('import-images.ps1 imports for the host platform only and reports the images it added', () => {
+    const script = read('vagrant/scripts/windows/import-images.ps1');
+    expect(script).to.match(/images import \$path/);
+    expect(script).to.not.match(/--all-platforms|--platform/);
+    // What the archives hold is the Windows platform's image alone (the cache exports it so).
+    for (const image of artifactsFor('windows', versions).filter((a) => a.kind === 'image'))
+      expect(image.from, image.what).to.match(/images export --platform windows\/amd64 /);
+    expect(script).to.match(/images list -q[\s\S]*images import[\s\S]*images list -q/);
   });
 });

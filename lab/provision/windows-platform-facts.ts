@@ -165,12 +165,13 @@ export const WINDOWS_PLATFORM_FACTS: readonly WindowsFact[] = [
   },
   {
     id: 'source-vip-host-local-store',
-    fact: "host-local keeps its reservations in dataDir/<network name> (default /var/lib/cni/networks, on Windows C:\\var\\lib\\cni\\networks from the system drive); flannel's Windows CNI plugin delegates IPAM to host-local with the node's subnet and no dataDir, under the config's network name.",
+    fact: "host-local keeps its reservations in dataDir/<network name> (default /var/lib/cni/networks; on Windows a path rooted at \\ is on the current drive of the process that opens it, C: for a containerd started from C:, so C:\\var\\lib\\cni\\networks); flannel's Windows CNI plugin delegates IPAM to host-local with the node's subnet and no dataDir, under the config's network name.",
     soTheCode:
       "kube-proxy's start script reserves its --source-vip with host-local under the same network name and C:\\var\\lib\\cni\\networks, so no pod is given that address, and keeps what it reserved.",
     sources: [
       `${CNI}/plugins/ipam/host-local/backend/disk/backend.go`,
       'https://github.com/flannel-io/cni-plugin/blob/main/flannel_windows.go',
+      `${LEARN}/dotnet/standard/io/file-path-formats`,
     ],
     reliedOnBy: ['manifests/windows/kube-proxy-hostprocess.yaml'],
     checkedBy: [
@@ -302,11 +303,12 @@ export const WINDOWS_PLATFORM_FACTS: readonly WindowsFact[] = [
   },
   {
     id: 'kubelet-windows-config-refusals',
-    fact: 'The Windows kubelet refuses a configuration with CgroupsPerQOS true or a non-empty EnforceNodeAllocatable, both defaults of the Linux KubeletConfiguration kubeadm gives every node; flags given on the command line override the file.',
+    fact: 'Before Kubernetes 1.30 the Windows kubelet refuses a configuration with CgroupsPerQOS true or a non-empty EnforceNodeAllocatable; from 1.30 it only warns that they are ignored (kubernetes#123137). Both are defaults of the Linux KubeletConfiguration kubeadm gives every node; flags given on the command line override the file.',
     soTheCode:
       "The kubelet service's wrapper passes --cgroups-per-qos=false and an empty --enforce-node-allocatable (and --resolv-conf=) after kubeadm's flags, as sig-windows-tools' PrepareNode.ps1 does.",
     sources: [
       `${K8S}/master/pkg/kubelet/apis/config/validation/validation_windows.go`,
+      'https://github.com/kubernetes/kubernetes/pull/123137',
       `${SWT}/hostprocess/PrepareNode.ps1`,
       `${K8S_DOCS}/tasks/administer-cluster/kubelet-config-file/`,
     ],
@@ -355,18 +357,72 @@ export const WINDOWS_PLATFORM_FACTS: readonly WindowsFact[] = [
   },
   {
     id: 'containerd-shims-outlive-containerd',
-    fact: "containerd starts one shim process per pod sandbox (on Windows containerd-shim-runhcs-v1.exe, from containerd's folder), and the shims keep running when containerd stops, so containers survive a containerd restart. Windows does not let a running program's file be overwritten.",
+    fact: "containerd starts one shim process per pod sandbox (on Windows containerd-shim-runhcs-v1.exe, looked up beside containerd's own binary first), and the shims keep running when containerd stops, so containers survive a containerd restart. Windows does not let a file a running program holds be replaced (what the Restart Manager exists for).",
     soTheCode:
       'install-containerd.ps1 refuses another containerd version on a joined node, before it stops containerd, and says how to change it (keep the pin, or recreate the node).',
     sources: [
       'https://github.com/containerd/containerd/blob/main/core/runtime/v2/README.md',
-      `${LEARN}/windows/win32/fileio/creating-and-opening-files`,
+      'https://github.com/containerd/containerd/blob/main/pkg/shim/util_windows.go',
+      'https://github.com/containerd/containerd/blob/main/core/runtime/v2/shim_manager.go',
+      `${LEARN}/windows/win32/rstmgr/about-restart-manager`,
     ],
     reliedOnBy: ['vagrant/scripts/windows/install-containerd.ps1'],
     checkedBy: [
       {
         file: SCRIPTS,
         test: 'install-containerd.ps1 refuses another containerd pin on a joined node before it touches the running containerd',
+      },
+    ],
+  },
+  {
+    id: 'exit-3010-reboot-required',
+    fact: 'Exit code 3010 is ERROR_SUCCESS_REBOOT_REQUIRED: the operation succeeded, and its changes take effect only after a restart.',
+    soTheCode:
+      'A node script whose change needs a restart (the Containers feature, a new computer name) exits 3010; the step runner then reboots the node and runs the script again, which finds the change in effect.',
+    sources: [`${LEARN}/windows/win32/debug/system-error-codes--1700-3999-`],
+    reliedOnBy: [
+      'lab/provision/provision-steps.ts',
+      'vagrant/scripts/windows/install-containers-feature.ps1',
+      'vagrant/scripts/windows/set-hostname.ps1',
+    ],
+    checkedBy: [
+      {
+        file: PLATFORM,
+        test: 'a script that needs a restart exits 3010, the code the step runner reboots on',
+      },
+    ],
+  },
+  {
+    id: 'computer-name-after-restart',
+    fact: 'A new computer name is stored in the registry and takes effect the next time the computer starts: until then the active name is the old one. NetBIOS names compare without case.',
+    soTheCode:
+      "set-hostname.ps1 compares the active and the pending name in the registry with PowerShell's -eq (which ignores case): the active one right, nothing to do; the pending one right, exit 3010 for the reboot; else Rename-Computer and exit 3010.",
+    sources: [
+      `${LEARN}/windows/win32/api/sysinfoapi/nf-sysinfoapi-setcomputernamew`,
+      `${LEARN}/powershell/module/microsoft.powershell.management/rename-computer`,
+    ],
+    reliedOnBy: ['vagrant/scripts/windows/set-hostname.ps1'],
+    checkedBy: [
+      {
+        file: PLATFORM,
+        test: 'set-hostname.ps1 reads the active and the pending name, and asks for a restart until the new one is active',
+      },
+    ],
+  },
+  {
+    id: 'ctr-import-host-platform',
+    fact: "ctr images import takes only the content for the host's platform unless --all-platforms is given: an archive that holds only another platform's image imports nothing usable.",
+    soTheCode:
+      'The artifact cache exports the Windows node images for windows/amd64 (--platform), and import-images.ps1 imports them without --all-platforms on the Windows node, then checks that the images are there.',
+    sources: [
+      'https://github.com/containerd/containerd/blob/main/cmd/ctr/commands/images/import.go',
+      'https://github.com/containerd/containerd/pull/6491',
+    ],
+    reliedOnBy: ['vagrant/scripts/windows/import-images.ps1'],
+    checkedBy: [
+      {
+        file: PLATFORM,
+        test: 'import-images.ps1 imports for the host platform only and reports the images it added',
       },
     ],
   },
