@@ -21,6 +21,7 @@ import {
   serviceName,
   slotOf,
   sourcePod,
+  SUITE_SERVICE_PORT,
 } from '../model/workload-names.ts';
 import type { ChurnStep, Os } from '../../lab/contracts/cells.ts';
 import { CHURN_APP, churnChange, churnPlan, churnServiceName } from '../model/churn.ts';
@@ -44,8 +45,6 @@ import { EmulatedOverTime } from './emulated-over-time.ts';
 import { EXTERNAL_ECHO_HOSTNAME } from '../../lab/cluster/cluster-bootstrap.ts';
 import { deployedFeatures, featureServiceSpecs } from './emulated-feature-services.ts';
 import { featureAddresses } from '../model/service-features.ts';
-
-const SERVICE_PORT = 80;
 
 export class EmulatedDriver implements LabDriver {
   readonly info;
@@ -130,7 +129,7 @@ export class EmulatedDriver implements LabDriver {
     );
     const port = {
       name: 'http',
-      port: SERVICE_PORT,
+      port: SUITE_SERVICE_PORT,
       targetPort: NETEXEC_HTTP_PORT,
       protocol: 'TCP' as const,
     };
@@ -214,7 +213,7 @@ export class EmulatedDriver implements LabDriver {
         name,
         os,
         clusterIP,
-        port: SERVICE_PORT,
+        port: SUITE_SERVICE_PORT,
         nodePort: nodePorts.http ?? 0,
         udpPort: NETEXEC_UDP_PORT,
         udpNodePort: nodePorts.udp ?? 0,
@@ -224,7 +223,7 @@ export class EmulatedDriver implements LabDriver {
     const hairpin = nodes.map((node, i) => {
       const name = hairpinServiceName(node);
       const clusterIP = created[oses.length + i]!.clusterIP ?? '';
-      return { name, pod: sourcePod(node), clusterIP, port: SERVICE_PORT, fqdn: fqdn(name) };
+      return { name, pod: sourcePod(node), clusterIP, port: SUITE_SERVICE_PORT, fqdn: fqdn(name) };
     });
     const local = oses.map((os, i) => ({
       name: localServiceName(os),
@@ -235,7 +234,7 @@ export class EmulatedDriver implements LabDriver {
       os: plan.os,
       name: churnServiceName(plan.os),
       clusterIP: created[oses.length + nodes.length + oses.length + i]!.clusterIP ?? '',
-      port: SERVICE_PORT,
+      port: SUITE_SERVICE_PORT,
     }));
     this.#workloads = {
       namespace,

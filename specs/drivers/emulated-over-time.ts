@@ -31,10 +31,10 @@ import {
   NETEXEC_UDP_PORT,
   SERVICE_SLOT,
   dnsLabel,
+  SUITE_SERVICE_PORT,
 } from '../model/workload-names.ts';
 import { EmulatedHeld } from './emulated-held.ts';
 
-const SERVICE_PORT = 80;
 const SETTLED: MadeDisruption = { settled: Promise.resolve() };
 
 /** What the emulated driver knows of its run once deployed. */
@@ -66,7 +66,9 @@ export class EmulatedOverTime implements OverTimeDriver {
       namespace: this.run().namespace,
       type: 'ClusterIP',
       selector: { app: 'netexec', os, [SLOT_LABEL]: SERVICE_SLOT },
-      ports: [{ name: 'http', port: SERVICE_PORT, targetPort: NETEXEC_HTTP_PORT, protocol: 'TCP' }],
+      ports: [
+        { name: 'http', port: SUITE_SERVICE_PORT, targetPort: NETEXEC_HTTP_PORT, protocol: 'TCP' },
+      ],
     };
   }
 
@@ -76,7 +78,7 @@ export class EmulatedOverTime implements OverTimeDriver {
     return {
       name,
       clusterIP: clusterIP ?? '',
-      port: SERVICE_PORT,
+      port: SUITE_SERVICE_PORT,
       fqdn: `${name}.${namespace}.svc.${domain}`,
     };
   }

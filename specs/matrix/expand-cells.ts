@@ -10,14 +10,13 @@ import { hairpin, hostNetworkToService, podToService } from './service-cells.ts'
 import { hostNetworkToOwnNodePort, nodePort, nodePortLocal } from './nodeport-cells.ts';
 import { churn } from './churn-cells.ts';
 import { affinity, dualProtocol, internalLocal, podToNodePort } from './feature-cells.ts';
-import { healthCheckNodePort, reachFromPods } from './reach-cells.ts';
+import { healthCheckNodePort, KUBERNETES_SERVICE_PORT, reachFromPods } from './reach-cells.ts';
 import { internalTrafficPolicyGap } from '../model/service-features.ts';
 import type { MatrixRow } from './rows.ts';
 import { FULL_MESH, type Mesh } from './mesh.ts';
 import { DEFAULT_PERF, perfCells, type PerfRow, type PerfSettings } from './perf-cells.ts';
 
 /** The `kubernetes` Service's port (https). */
-const KUBERNETES_SERVICE_PORT = 443;
 
 /**
  * What the echo must see of an outbound-NAT cell's pod under OUTBOUND_NAT: its node's address
