@@ -16,8 +16,6 @@ import type { MatrixRow } from './rows.ts';
 import { FULL_MESH, type Mesh } from './mesh.ts';
 import { DEFAULT_PERF, perfCells, type PerfRow, type PerfSettings } from './perf-cells.ts';
 
-/** The `kubernetes` Service's port (https). */
-
 /**
  * What the echo must see of an outbound-NAT cell's pod under OUTBOUND_NAT: its node's address
  * (`node`, the default on the project's labs), the pod's own (`preserve`), or either, named in the

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { sampleReport } from '../testing/sample-report.ts';
 import { makeReport } from '../model/report.ts';
 import { runFacts } from './run-facts.ts';
+import { RunInfoSchema } from '../../lab/contracts/results-file.ts';
 import { renderJunit } from './junit-writer.ts';
 import { renderSummary } from './summary-writer.ts';
 import { renderMatrixHtml } from './matrix-html-writer.ts';
@@ -41,5 +42,29 @@ describe('report: the run facts every report shows', function () {
       expect(html, fact.label).to.contain(fact.label);
     }
     expect(html).to.contain('report (not assumed: each cell names the address the far end saw)');
+  });
+
+  it('every field of a run is either one of these facts or one the writers show their own way', function () {
+    // What the writers show in their own place: the headline, the EMULATED banner, the mesh line,
+    // the per-node OS rows, the lab's own facts (fact.*), the profile and times.
+    const ownWay = [
+      'runId',
+      'lab',
+      'provider',
+      'emulated',
+      'kubernetesVersion',
+      'cni',
+      'facts',
+      'osBuilds',
+      'profile',
+      'unexpectedPass',
+      'startedAt',
+      'finishedAt',
+      'suite',
+      'mesh',
+    ];
+    const asFacts = ['clusterDns', 'windowsDsr', 'outboundNat'];
+    expect(runFacts(run)).to.have.length(asFacts.length);
+    expect(Object.keys(RunInfoSchema.shape).sort()).to.deep.equal([...ownWay, ...asFacts].sort());
   });
 });
