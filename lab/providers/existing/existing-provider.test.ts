@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -26,6 +26,7 @@ current-context: ctx
 
 describe('ExistingProvider (unit; the node list is a fake of the API)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hl-existing-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
   const log = silentLogger();
   const context = {
     runner: new RecordingRunner(),
