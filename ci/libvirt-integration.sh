@@ -255,6 +255,11 @@ main() {
     exit 1
   fi
   trap cleanup EXIT
+  # A signal (a cancelled CI job) ends the script through its EXIT trap too: without these bash
+  # dies at once and leaves the namespace, its daemons and the VMs (seen when a run was stopped).
+  trap 'exit 129' HUP
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
   step packages install_packages
   refuse_foreign_libvirtd
   step box bash vagrant/boxes/debian/build.sh
