@@ -451,54 +451,62 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
 
   it('a pull that outlasts the readiness bound but not PREPULL_TIMEOUT_MS still deploys: the readiness clock starts after it', async () => {
     const { kubeconfig, facts, core, options } = driverFixture();
-    // win1's pods pull for the first 30 lists (Pulling, no Pulled yet), far past the readiness
-    // bound at 1 ms polls, then run as recorded.
+    // win1's pods pull for 600 ms (Pulling, no Pulled yet), six times the readiness bound; then
+    // every pod is Ready at once, so the readiness wait needs one poll.
+    const pullMs = 600;
+    let pullUntil = Infinity;
     const pulling = new Set<string>();
-    const normal = core.podStatus;
+    const creating = core.podStatus;
     core.podStatus = (pod, list) => {
       const name = pod.metadata?.name ?? '';
-      if (!name.includes('win1')) return normal(pod, list);
-      if (list < 30) {
-        if (!pulling.has(name)) core.events.push(pullEvent(name, 'Pulling'));
-        pulling.add(name);
-        return normal(pod, 0);
-      }
-      return normal(pod, list - 30);
+      if (pullUntil === Infinity) pullUntil = performance.now() + pullMs;
+      if (!name.includes('win1') || performance.now() >= pullUntil)
+        return runningStatus(core.podIp(pod));
+      if (!pulling.has(name)) core.events.push(pullEvent(name, 'Pulling'));
+      pulling.add(name);
+      return creating(pod, 0);
     };
     const driver = await KubernetesDriver.open(kubeconfig, facts, {
       ...options,
-      settings: { ...options.settings!, podsReadyTimeoutMs: 20, prePullTimeoutMs: 5000 },
-      pollMs: 1,
+      settings: { ...options.settings!, podsReadyTimeoutMs: 100, prePullTimeoutMs: 30_000 },
+      pollMs: 5,
     });
-    expect(driver.imagePullTimeoutMs).to.equal(5000);
+    expect(driver.imagePullTimeoutMs).to.equal(30_000);
     const workloads = await driver.deploy('r9', podNames(driver.nodes));
+    expect(performance.now()).to.be.at.least(pullUntil);
     expect(workloads.pods.map((p) => p.node)).to.include('win1');
-    expect(pulling.size).to.be.greaterThan(0);
+    expect([...pulling].sort()).to.include.members(['host-win1', 'netexec-win1-a']);
     await driver.cleanup();
   });
 
   it('pulls that outlast PREPULL_TIMEOUT_MS end the deploy naming the pods, their nodes and the setting', async () => {
     const { kubeconfig, facts, core, options } = driverFixture();
+    // win1's pods never get past the pull; the others come up as recorded.
     const normal = core.podStatus;
+    const pulling = new Set<string>();
     core.podStatus = (pod, list) => {
       const name = pod.metadata?.name ?? '';
       if (!name.includes('win1')) return normal(pod, list);
-      core.events.push(pullEvent(name, 'Pulling'));
+      if (!pulling.has(name)) core.events.push(pullEvent(name, 'Pulling'));
+      pulling.add(name);
       return normal(pod, 0);
     };
     const driver = await KubernetesDriver.open(kubeconfig, facts, {
       ...options,
-      settings: { ...options.settings!, prePullTimeoutMs: 50 },
+      settings: { ...options.settings!, prePullTimeoutMs: 500 },
     });
     const error = await driver.deploy('r8', podNames(driver.nodes)).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(InfrastructureError);
-    expect((error as Error).message).to.match(
-      /^the suite's images were not pulled in time: timed out after 50 ms waiting for the images of the pods in hybrid-lab-r8; last error: "netexec-win1-a on win1: Pulling; .*host-win1 on win1: Pulling/,
+    const message = (error as Error).message;
+    expect(message).to.match(
+      /^the suite's images were not pulled in time: timed out after 500 ms waiting for the images of the pods in hybrid-lab-r8; last error: "/,
     );
+    for (const pod of ['netexec-win1-a', 'netexec-win1-b', 'host-win1'])
+      expect(message).to.contain(`${pod} on win1: Pulling`);
     expect((error as Error).message).not.to.match(/on (cp1|lin1):/);
     expect(error)
       .to.have.property('hint')
-      .that.matches(/^PREPULL_TIMEOUT_MS=50 bounds the pulls/);
+      .that.matches(/^PREPULL_TIMEOUT_MS=500 bounds the pulls/);
     await driver.cleanup();
     expect(core.calls).to.include('deleteNamespace hybrid-lab-r8');
   });
