@@ -457,7 +457,7 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     let pullUntil = Infinity;
     const pulling = new Set<string>();
     const creating = core.podStatus;
-    core.podStatus = (pod, list) => {
+    core.podStatus = (pod) => {
       const name = pod.metadata?.name ?? '';
       if (pullUntil === Infinity) pullUntil = performance.now() + pullMs;
       if (!name.includes('win1') || performance.now() >= pullUntil)
