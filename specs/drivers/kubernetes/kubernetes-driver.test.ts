@@ -471,12 +471,16 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
       settings: { ...options.settings!, podsReadyTimeoutMs: 100, prePullTimeoutMs: 30_000 },
       pollMs: 5,
     });
-    expect(driver.imagePullTimeoutMs).to.equal(30_000);
-    const workloads = await driver.deploy('r9', podNames(driver.nodes));
-    expect(performance.now()).to.be.at.least(pullUntil);
-    expect(workloads.pods.map((p) => p.node)).to.include('win1');
-    expect([...pulling].sort()).to.include.members(['host-win1', 'netexec-win1-a']);
-    await driver.cleanup();
+    // Cleaned up whatever the assertions say: a started echo left open would keep mocha alive.
+    try {
+      expect(driver.imagePullTimeoutMs).to.equal(30_000);
+      const workloads = await driver.deploy('r9', podNames(driver.nodes));
+      expect(performance.now()).to.be.at.least(pullUntil);
+      expect(workloads.pods.map((p) => p.node)).to.include('win1');
+      expect([...pulling].sort()).to.include.members(['host-win1', 'netexec-win1-a']);
+    } finally {
+      await driver.cleanup();
+    }
   });
 
   it('pulls that outlast PREPULL_TIMEOUT_MS end the deploy naming the pods, their nodes and the setting', async () => {
@@ -496,6 +500,7 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
       settings: { ...options.settings!, prePullTimeoutMs: 500 },
     });
     const error = await driver.deploy('r8', podNames(driver.nodes)).catch((e: unknown) => e);
+    await driver.cleanup();
     expect(error).to.be.instanceOf(InfrastructureError);
     const message = (error as Error).message;
     expect(message).to.match(
@@ -507,7 +512,6 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     expect(error)
       .to.have.property('hint')
       .that.matches(/^PREPULL_TIMEOUT_MS=500 bounds the pulls/);
-    await driver.cleanup();
     expect(core.calls).to.include('deleteNamespace hybrid-lab-r8');
   });
 
@@ -516,7 +520,9 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     // The recorded nodes' kubelets listen on 10250 (status.daemonEndpoints).
     unreachable.add('192.168.200.11:10250');
     const driver = await KubernetesDriver.open(kubeconfig, facts, options);
-    const workloads = await driver.deploy('r7', podNames(driver.nodes));
+    const workloads = await driver
+      .deploy('r7', podNames(driver.nodes))
+      .finally(() => driver.cleanup());
     expect(workloads.unreachable).to.deep.equal({
       outside: { lin1: 'not even its kubelet port 10250 answers (timeout: no answer)' },
       echo: {},
@@ -524,7 +530,6 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     expect(warnings).to.include(
       'the outside cannot reach lin1: not even its kubelet port 10250 answers (timeout: no answer); its cells from outside are skipped',
     );
-    await driver.cleanup();
     // The labs the harness made reach their nodes by construction: nothing is asked there.
     const made = driverFixture();
     made.unreachable.add('192.168.200.11:10250');
@@ -533,8 +538,8 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
       { ...made.facts, provider: 'netns' },
       made.options,
     );
-    expect((await own.deploy('r6', podNames(own.nodes))).unreachable).to.equal(undefined);
-    await own.cleanup();
+    const ownWorkloads = await own.deploy('r6', podNames(own.nodes)).finally(() => own.cleanup());
+    expect(ownWorkloads.unreachable).to.equal(undefined);
   });
 
   it('a run whose namespace exists fails on the recorded 409 and cleanup leaves that namespace alone', async () => {
