@@ -26,7 +26,9 @@ current-context: ctx
 
 describe('ExistingProvider (unit; the node list is a fake of the API)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hl-existing-'));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
   const log = silentLogger();
   const context = {
     runner: new RecordingRunner(),
