@@ -48,7 +48,8 @@ describe('ExistingProvider (unit; the node list is a fake of the API)', () => {
   });
 
   it('reads kubeconfig: ~/.kube/config from the home directory (the docs/spec.md example)', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'hl-home-'));
+    const home = join(dir, 'home');
+    mkdirSync(home);
     mkdirSync(join(home, '.kube'));
     writeFileSync(join(home, '.kube', 'config'), KUBECONFIG);
     const provider = new ExistingProvider(context, undefined, { HOME: home }, undefined, clusterOk);
