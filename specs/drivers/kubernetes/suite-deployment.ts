@@ -44,6 +44,7 @@ import { renderFeatureManifests } from './feature-manifests.ts';
 import { POD_KINDS, podSecurityRefusal, type PodKind } from './pod-security.ts';
 import { deployedFeatures } from './feature-services.ts';
 import { forImagesPulled } from './image-pulls.ts';
+import { settleAll } from '../../../lab/wait/poll.ts';
 
 export interface DeploymentSettings extends PodExtras {
   namespace: string;
@@ -330,7 +331,7 @@ export class SuiteDeployment implements AsyncDisposable {
   async #dryRunPods(pods: readonly { body: V1Pod; kind: PodKind }[]): Promise<void> {
     const { namespace } = this.settings;
     const firstOfKind = pods.filter((p, i) => pods.findIndex((q) => q.kind === p.kind) === i);
-    const results = await Promise.allSettled(
+    await settleAll(
       firstOfKind.map(({ body, kind }) => {
         const name = body.metadata?.name ?? '';
         return this.#api(
@@ -340,8 +341,6 @@ export class SuiteDeployment implements AsyncDisposable {
         );
       }),
     );
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
   }
 
   async #createPods(pods: readonly { body: V1Pod; kind: PodKind }[]): Promise<void> {
@@ -498,22 +497,19 @@ export class SuiteDeployment implements AsyncDisposable {
   }
 
   /** The images on every node first: a first Windows pull takes minutes no readiness bound allows. */
-  async #waitPulled(pods: readonly { name: string; node: string }[]): Promise<void> {
+  #waitPulled(pods: readonly { name: string; node: string }[]): Promise<void> {
     const { namespace, pullTimeoutMs, say, pollMs } = this.settings;
-    try {
-      await forImagesPulled(this.core, namespace, pods, {
-        timeoutMs: pullTimeoutMs,
-        say,
-        setting: 'PREPULL_TIMEOUT_MS',
-        ...(pollMs === undefined ? {} : { pollMs }),
-      });
-    } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
-      throw new InfrastructureError(`the suite's images were not pulled in time: ${text}`, {
-        cause: error,
-        hint: `PREPULL_TIMEOUT_MS=${pullTimeoutMs} bounds the pulls (a first pull of a Windows image can take 15 min); ${this.#imageHint()}`,
-      });
-    }
+    return this.#waitFor(
+      "the suite's images were not pulled in time",
+      `PREPULL_TIMEOUT_MS=${pullTimeoutMs} bounds the pulls (a first pull of a Windows image can take 15 min); ${this.#imageHint()}`,
+      () =>
+        forImagesPulled(this.core, namespace, pods, {
+          timeoutMs: pullTimeoutMs,
+          say,
+          setting: 'PREPULL_TIMEOUT_MS',
+          ...(pollMs === undefined ? {} : { pollMs }),
+        }),
+    );
   }
 
   /** Which images the pods run, how to name others, and how a private registry is reached. */
