@@ -9,13 +9,15 @@
 # is the mirror reachable, never from the VMs (vagrant/artifacts/kubernetes/build.sh; a cache
 # hit unless its recipe changed).
 # Then the provider benchmark (HL_LIBVIRT_BENCH=0 skips it) into test-results/bench.json ("libvirt").
-# HL_IT_TIER picks the tests (docs/ci.md): `ci` (per-change CI) the libvirt-emulated preset (three
-# VMs over the two entries: up, the suite's rows that cross the VM network, the nightly collector,
-# down), no artifact cache, no benchmark; `full` (the default, the nightly) everything: also the preset's snapshot and restore
-# (the suite then runs on the restored lab), the kubeadm VMs, a harness killed while provisioning
-# and reaped, the benchmark.
+# HL_IT_TIER picks the tests (docs/ci.md): `ci` (per-change CI) the libvirt-emulated preset on the
+# fewest VMs that carry the suite across the VM network (cp1 and win1, one hypervisor entry): up,
+# the suite's rows that cross the VM network, down; no artifact cache, no benchmark. `full` (the
+# default, the nightly) everything: the preset's three VMs over both entries, a ping between the
+# entries, snapshot and restore (the suite then runs on the restored lab), the nightly collector,
+# the kubeadm VMs, a harness killed while provisioning and reaped, the benchmark.
 # HL_IT_GREP=PATTERN runs only the tests whose title matches (mocha --grep), e.g. "libvirt-kubeadm";
-# HL_IT_SUITE_GREP=PATTERN only the suite's cells that match (npm test -- --grep) on the emulated VMs.
+# HL_IT_SUITE_GREP=PATTERN only the suite's cells that match (npm test -- --grep) on the emulated VMs;
+# HL_IT_EMULATED_NODES="cp1 win1" and HL_IT_HYPERVISORS=1 the emulated lab's VMs and entries.
 # The libvirt-kubeadm lab runs where KVM works; under QEMU software emulation it skips, saying why,
 # unless HL_IT_KUBEADM=1 (the suite on it: HL_IT_KUBEADM_SUITE=1).
 # shellcheck disable=SC2317 # the functions run through step() and the EXIT trap
@@ -43,6 +45,9 @@ case $TIER in
     GREP_ARGS=(--grep 'the libvirt-emulated preset(?!.*\(full tier\))')
     # The row name follows the suite's title, "hybrid matrix on LAB (libvirt, EMULATED)".
     export HL_IT_SUITE_GREP='\) (pod-to-pod|pod-to-service|nodeport|outbound-nat|dns) '
+    # A Linux and a Windows node, each its own VM, on one entry: every cell of those rows that
+    # crosses nodes crosses the VM network; three VMs on two cores made each one slower.
+    export HL_IT_EMULATED_NODES='cp1 win1' HL_IT_HYPERVISORS=1
     ;;
   full) GREP_ARGS=() ;;
   *) echo "HL_IT_TIER must be ci or full, not '$TIER'" >&2 && exit 2 ;;
@@ -208,7 +213,8 @@ run_test() {
   set +e
   in_ns env HL_LIBVIRT_IT=1 CI=true LAB_HOME="$work/lab" RESULTS_DIR="$PWD/test-results/libvirt" \
     HL_IT_BRIDGE="$BRIDGE" HL_IT_SSH_URI="qemu+ssh://root@127.0.0.1:$SSH_PORT/system?keyfile=$work/id_ed25519" \
-    HL_IT_ARTIFACTS="$ARTIFACTS" HL_IT_SUITE_GREP="${HL_IT_SUITE_GREP:-}" npx mocha --import=tsx --timeout 0 "${GREP_ARGS[@]}" \
+    HL_IT_ARTIFACTS="$ARTIFACTS" HL_IT_SUITE_GREP="${HL_IT_SUITE_GREP:-}" \
+    HL_IT_EMULATED_NODES="${HL_IT_EMULATED_NODES:-}" HL_IT_HYPERVISORS="${HL_IT_HYPERVISORS:-2}" npx mocha --import=tsx --timeout 0 "${GREP_ARGS[@]}" \
     lab/providers/libvirt/libvirt-integration.test.ts
   test_rc=$?
   set -e
