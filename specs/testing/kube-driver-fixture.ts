@@ -5,7 +5,7 @@
  */
 import type { ProbeRequest } from '../model/lab-driver.ts';
 import type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecordingRunner } from '../../lab/testing/recording-runner.ts';
@@ -24,6 +24,18 @@ contexts: [{ name: ctx, context: { cluster: c, user: u } }]
 current-context: ctx
 `;
 
+let sharedKubeconfig: string | undefined;
+
+/** The fixture's kubeconfig: written once per test process, its folder removed when it exits. */
+function kubeconfigFile(): string {
+  if (sharedKubeconfig !== undefined) return sharedKubeconfig;
+  const dir = mkdtempSync(join(tmpdir(), 'hl-k8s-driver-'));
+  process.once('exit', () => { rmSync(dir, { recursive: true, force: true }); });
+  sharedKubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(sharedKubeconfig, KUBECONFIG);
+  return sharedKubeconfig;
+}
+
 /** A reachability answer: a timeout for a request whose key (`ADDRESS:PORT`, a URL) is listed. */
 function reachable(request: ProbeRequest, unreachable: ReadonlySet<string>): ProbeReply {
   const key =
@@ -39,8 +51,7 @@ function reachable(request: ProbeRequest, unreachable: ReadonlySet<string>): Pro
 export function driverFixture(
   script: (call: ExecCall) => ExecScript = () => ({ status: exitStatus(0) }),
 ) {
-  const kubeconfig = join(mkdtempSync(join(tmpdir(), 'hl-k8s-driver-')), 'kubeconfig');
-  writeFileSync(kubeconfig, KUBECONFIG);
+  const kubeconfig = kubeconfigFile();
   const facts: LabFacts = { lab: 'hybrid', provider: 'existing', cni: 'flannel/vxlan' };
   const core = new FakeCore();
   const exec = new FakeExec((call) =>
