@@ -30,7 +30,7 @@ describe('the matrix of a run that leaves nodes out', () => {
     );
     expect(onLin2.length).to.be.greaterThan(10);
     for (const cell of onLin2) {
-      expect(cell.skip, cell.meta.cell).to.equal(`needs lin2 ${TAINT}`);
+      expect(cell.skip, cell.meta.cell).to.equal(`needs lin2, which the run left out: it ${TAINT}`);
     }
     // The whole cluster's cells are all there: run or skipped, none dropped.
     const ids = new Set(cells.map((c) => c.meta.cell));
@@ -54,7 +54,7 @@ describe('the matrix of a run that leaves nodes out', () => {
     expect(windowsCells).not.to.be.empty;
     for (const cell of windowsCells) {
       expect(cell.skip, cell.meta.cell).to.be.a('string');
-      expect(cell.skip, cell.meta.cell).to.match(/win[12] is cordoned/);
+      expect(cell.skip, cell.meta.cell).to.match(/win[12], which the run left out: it is cordoned/);
     }
     expect(cells.filter((c) => c.meta.source.node === '-' && c.meta.source.os === 'windows')).to.be
       .empty;

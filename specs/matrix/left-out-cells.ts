@@ -9,9 +9,9 @@ import { FULL_MESH, type Mesh } from './mesh.ts';
 import { DEFAULT_PERF, type PerfSettings } from './perf-cells.ts';
 import type { MatrixRow } from './rows.ts';
 
-/** `lin2 has taint …; win1 is cordoned …`: why these left-out nodes cannot take the cell. */
+/** `lin2, which the run left out: it has taint …`: why these left-out nodes cannot take the cell. */
 function because(nodes: readonly LeftOut[]): string {
-  return nodes.map((l) => `${l.node.name} ${l.why}`).join('; ');
+  return nodes.map((l) => `${l.node.name}, which the run left out: it ${l.why}`).join('; ');
 }
 
 /** The left-out nodes a cell names as its ends, else those of its ends' OSes. */
