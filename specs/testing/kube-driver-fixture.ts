@@ -30,7 +30,9 @@ let sharedKubeconfig: string | undefined;
 function kubeconfigFile(): string {
   if (sharedKubeconfig !== undefined) return sharedKubeconfig;
   const dir = mkdtempSync(join(tmpdir(), 'hl-k8s-driver-'));
-  process.once('exit', () => { rmSync(dir, { recursive: true, force: true }); });
+  process.once('exit', () => {
+    rmSync(dir, { recursive: true, force: true });
+  });
   sharedKubeconfig = join(dir, 'kubeconfig');
   writeFileSync(sharedKubeconfig, KUBECONFIG);
   return sharedKubeconfig;
