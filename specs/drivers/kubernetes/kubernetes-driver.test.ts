@@ -411,7 +411,7 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     }
   });
 
-  it('times out naming the pods that are not Ready and what they last showed', async () => {
+  it('times out naming the pods that are not Ready and what they last showed, having made no Service', async () => {
     const { kubeconfig, facts, core, options } = driverFixture();
     // The recorded failing pods keep their names here: a pod pinned to a Windows node the cluster
     // lacks, an image that cannot be pulled (the fixture's IMAGE_REPO names the same one), and a
@@ -445,7 +445,10 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     );
     expect(message).not.to.contain('netexec-cp1-a:');
     expect(error).to.have.property('hint').that.contains('AGNHOST_IMAGE');
+    // Pods come before any Service: a run whose pods cannot start made nothing else.
+    const services = core.services.map((svc) => svc.metadata?.name);
     await driver.cleanup();
+    expect(services).to.deep.equal([]);
     expect(core.calls).to.include('deleteNamespace hybrid-lab-r3');
   });
 

@@ -159,6 +159,16 @@ export class SuiteDeployment implements AsyncDisposable {
       ...manifests.churnPods.map((body) => ({ body, kind: POD_KINDS.churn })),
     ];
     await this.#dryRunPods(pods);
+    // The pods, their images and their readiness before any Service: a pod the cluster will not
+    // run (an image it cannot pull, a node that refuses it) ends the run with only the pods made.
+    await this.#createPods(pods);
+    const created = [
+      ...this.settings.pods,
+      ...this.settings.hostNetwork,
+      ...this.settings.churnPods.map((p) => ({ ...p, node: p.nodeHostname })),
+    ];
+    await this.#waitPulled(created);
+    const ready = await this.#waitReady(created);
     for (const body of manifests.services) {
       await this.#api(`create service ${body.metadata?.name}`, () =>
         this.core.createNamespacedService({ namespace, body }),
@@ -206,14 +216,6 @@ export class SuiteDeployment implements AsyncDisposable {
         port: created.spec?.ports?.[0]?.port ?? 0,
       });
     }
-    await this.#createPods(pods);
-    const created = [
-      ...this.settings.pods,
-      ...this.settings.hostNetwork,
-      ...this.settings.churnPods.map((p) => ({ ...p, node: p.nodeHostname })),
-    ];
-    await this.#waitPulled(created);
-    const ready = await this.#waitReady(created);
     await this.#waitEndpoints(
       [
         ...manifests.services,
