@@ -10,6 +10,13 @@ export class LabError extends Error {
   }
 }
 
+/** An error's message, and its hint (a LabError's, or any error's `hint`) on a line of its own. */
+export function messageWithHint(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = (error as { hint?: unknown } | undefined)?.hint;
+  return typeof hint === 'string' && hint !== '' ? `${message}\nhint: ${hint}` : message;
+}
+
 export interface SpecIssue {
   /** Field path such as `nodes[2].os`; empty for the document itself. */
   path: string;

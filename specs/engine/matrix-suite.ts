@@ -29,6 +29,7 @@ import { RunRecorder } from './run-recorder.ts';
 import { estimateLine } from './run-estimate.ts';
 import { meshForCluster } from '../matrix/mesh.ts';
 import type { SuiteSettings } from './suite-settings.ts';
+import { messageWithHint } from '../../lab/errors.ts';
 
 /** What a cell that gave no result within its limit records: a failure that says so. */
 function noResultWithin(limit: number) {
@@ -70,10 +71,8 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
     checkDisruptionNodes(settings.overTime.nodes, driver.nodes);
   } catch (error) {
     openError = error;
-    const message = error instanceof Error ? error.message : String(error);
-    const hint = (error as { hint?: unknown }).hint;
-    recorder.openFailed(typeof hint === 'string' ? `${message}\nhint: ${hint}` : message);
-    process.stderr.write(`hybrid-lab: ${message}\n`);
+    recorder.openFailed(messageWithHint(error));
+    process.stderr.write(`hybrid-lab: ${messageWithHint(error)}\n`);
   }
   const info = driver?.info ?? options.describeLab?.();
   const suiteTitle =
@@ -203,6 +202,9 @@ export async function defineMatrixSuite(options: MatrixSuiteOptions): Promise<vo
         );
       } catch (error) {
         recorder.hookFailed('infrastructure: lab ready and workloads deployed', error);
+        // Mocha prints the message; what the user can do about it comes only with the hint.
+        const hint = (error as { hint?: unknown }).hint;
+        if (typeof hint === 'string') process.stderr.write(`hybrid-lab: hint: ${hint}\n`);
         throw error;
       }
     });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { CellMeta, CellResult } from '../../lab/contracts/results-file.ts';
 import { RunRecorder } from './run-recorder.ts';
+import { InfrastructureError } from '../model/infrastructure-error.ts';
 
 const meta = (cell: string): CellMeta => ({
   row: cell.split('/').slice(0, 2).join('/'),
@@ -132,5 +133,18 @@ describe('RunRecorder', function () {
     const error = new Error('deploy timed out');
     recorder.hookFailed('infrastructure: deploy', error, 12);
     expect(recorder.report().other[0]).to.include({ stack: error.stack, durationMs: 12 });
+  });
+
+  it("keeps a failed hook's hint under its message: what the user can do about it", function () {
+    const recorder = new RunRecorder();
+    recorder.hookFailed(
+      'infrastructure: deploy',
+      new InfrastructureError('pods not Ready: ErrImagePull', {
+        hint: 'a private registry needs IMAGE_PULL_SECRET',
+      }),
+    );
+    expect(recorder.report().other[0]?.message).to.equal(
+      'pods not Ready: ErrImagePull\nhint: a private registry needs IMAGE_PULL_SECRET',
+    );
   });
 });

@@ -10,6 +10,7 @@ import {
   type RunInfo,
 } from '../../lab/contracts/results-file.ts';
 import { LAB_READY_CELL, makeReport, unknownRunInfo, type Report } from '../model/report.ts';
+import { messageWithHint } from '../../lab/errors.ts';
 
 /** A cell the run means to run: its metadata, and why it is skipped when the lab cannot host it. */
 export interface PlannedCell {
@@ -72,7 +73,7 @@ export class RunRecorder {
       classname: 'infrastructure',
       title,
       state: 'hook-failed',
-      message: e.message,
+      message: messageWithHint(e),
       errorType: e.name,
       stack: e.stack ?? e.message,
       durationMs,
