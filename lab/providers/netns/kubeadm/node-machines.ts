@@ -60,6 +60,9 @@ export function machineShell(
   );
 }
 
+/** Where a node's containerd reads per-registry hosts.toml files (its CA, its mirrors). */
+export const REGISTRY_HOSTS_DIR = '/etc/containerd/certs.d';
+
 /** containerd of a namespace node: cgroupfs (no systemd), the pause image kubeadm names, Debian's CNI plugins. */
 export function containerdConfig(pauseImage: string): string {
   return [
@@ -82,6 +85,10 @@ export function containerdConfig(pauseImage: string): string {
     '  [plugins."io.containerd.grpc.v1.cri".cni]',
     `    bin_dir = "${CNI_BIN_DIR}"`,
     '    conf_dir = "/etc/cni/net.d"',
+    // A registry's CA, mirror or credentials per host, as containerd's hosts.toml files
+    // (certs.d/HOST:PORT/hosts.toml, read at each pull): the node's own /etc/containerd.
+    '  [plugins."io.containerd.grpc.v1.cri".registry]',
+    `    config_path = "${REGISTRY_HOSTS_DIR}"`,
     '',
   ].join('\n');
 }
