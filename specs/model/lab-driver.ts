@@ -3,11 +3,11 @@ import type { CellMeta, RunInfo } from '../../lab/contracts/results-file.ts';
 import type { ProbeSpec } from './cell-plan.ts';
 import type { PathEvidence } from '../../lab/cluster/path-evidence.ts';
 import type { ChurnStep, Os, PerfMeasure, PerfNetwork } from '../../lab/contracts/cells.ts';
-import type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
+import type { ProbeReply } from '../../lab/contracts/probe-reply.ts';
 import type { OverTimeDriver } from './over-time-driver.ts';
 import type { FeatureServices } from './service-features.ts';
 
-export type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
+export type { ProbeReply } from '../../lab/contracts/probe-reply.ts';
 
 export interface SuiteNode {
   name: string;

@@ -4,7 +4,7 @@
  * only socket opened is the external echo's, on 127.0.0.1.
  */
 import type { ProbeRequest } from '../model/lab-driver.ts';
-import type { ProbeReply } from '../../lab/cluster/runtime/workload-programs.ts';
+import type { ProbeReply } from '../../lab/contracts/probe-reply.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

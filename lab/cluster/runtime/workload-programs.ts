@@ -2,7 +2,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../exec/command-runner.ts';
-import type { PerfFigures } from '../../contracts/results-file.ts';
+import { PROBE_RESULTS, type ProbeReply } from '../../contracts/probe-reply.ts';
 
 /** Every file a machine needs to run pods: the programs and what they import. */
 export const WORKLOAD_FILES = [
@@ -136,39 +136,7 @@ export function proberArgv(socket: string, at: WorkloadLocation = LOCAL_WORKLOAD
   ];
 }
 
-const PROBE_RESULTS = [
-  'ok',
-  'timeout',
-  'refused',
-  'unreachable',
-  'nxdomain',
-  'http-error',
-  'error',
-] as const;
-
-/** What a probe reports: probe.mjs's JSON line, or the same made from agnhost's output. */
-export interface ProbeReply {
-  result: (typeof PROBE_RESULTS)[number];
-  status?: number;
-  /** Kept for logs: the first 4 KiB. */
-  body?: string;
-  /** HTTP body bytes received in total. */
-  bytes?: number;
-  addresses?: string[];
-  /** HTTP: the address the client connected to (what a name resolved to, or the IP given). */
-  peer?: string;
-  /** endpoints: one entry per connection that answered both requests: the backend's /hostname body and the client address its /clientip showed (IP only, port stripped, IPv6 brackets removed). */
-  answers?: { endpoint: string; client: string }[];
-  /** Milliseconds the whole probe took where it ran (lookup, connect, answer), as it measured them. */
-  ms?: number;
-  /** http, tcp: milliseconds of the TCP connect, from the SYN on (after any name lookup). */
-  connectMs?: number;
-  /** endpoints: each answered request's milliseconds, and its connect's. */
-  requests?: { ms?: number; connectMs?: number }[];
-  /** perf: what the measure found (lab/contracts/results-file.ts's PerfFigures). */
-  perf?: PerfFigures;
-  error?: string;
-}
+export type { ProbeReply } from '../../contracts/probe-reply.ts';
 
 /** The one JSON line probe.mjs printed; a crash before it, or a line without a known result, is an "error". */
 export function parseProbe(result: RunResult): ProbeReply {

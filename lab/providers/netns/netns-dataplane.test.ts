@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { noProber } from '../../cluster/runtime/prober-client.ts';
 import { windowsCniConfig } from '../../cni/windows-cni-config.ts';
 import type { CniBackend } from '../../plan/lab-plan.ts';
-import type { ProbeReply } from '../../cluster/runtime/workload-programs.ts';
+import type { ProbeReply } from '../../contracts/probe-reply.ts';
 import { fixturePlan } from '../../testing/fixture-plan.ts';
 import { nodeNamespace, podNamespace } from '../../cluster/dataplane/names.ts';
 import { pidsIn, proberFiles } from '../../cluster/dataplane/namespace-cleanup.ts';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { checkReachability, KUBELET_PORT } from './reachability.ts';
 import type { ProbeRequest } from '../../model/lab-driver.ts';
-import type { ProbeReply } from '../../../lab/cluster/runtime/workload-programs.ts';
+import type { ProbeReply } from '../../../lab/contracts/probe-reply.ts';
 
 describe('reachability before the matrix (clusters the harness did not make)', function () {
   const workloads = {

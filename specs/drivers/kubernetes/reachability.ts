@@ -8,7 +8,7 @@
  * laptop, which says nothing of the network under test. A NodePort broken on a node the outside
  * reaches still fails its cells.
  */
-import type { ProbeReply } from '../../../lab/cluster/runtime/workload-programs.ts';
+import type { ProbeReply } from '../../../lab/contracts/probe-reply.ts';
 import type { ProbeRequest, Workloads } from '../../model/lab-driver.ts';
 
 /** The kubelet's port where the node does not say (its status.daemonEndpoints). */
