@@ -2,11 +2,9 @@
 import { localEndpointNodes, type Os } from '../../lab/contracts/cells.ts';
 import type { SuiteNode } from './lab-driver.ts';
 
-export const NETEXEC_HTTP_PORT = 8080;
+export { NETEXEC_HTTP_PORT, NETEXEC_UDP_PORT } from '../../lab/contracts/workload-ports.ts';
 /** The port of the suite's own Services (the web, hairpin, local and churn ones) in front of netexec. */
 export const SUITE_SERVICE_PORT = 80;
-/** netexec's UDP port: it answers `hostname`, `clientip` and `echo …` datagrams. */
-export const NETEXEC_UDP_PORT = 8081;
 /** Body size of large-response cells: several full-size packets at any pod MTU. */
 export const LARGE_RESPONSE_BYTES = 8192;
 export const HEADLESS_SERVICE = 'netexec';

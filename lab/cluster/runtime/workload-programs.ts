@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../exec/command-runner.ts';
 import { PROBE_RESULTS, type ProbeReply } from '../../contracts/probe-reply.ts';
+import { NETEXEC_HTTP_PORT, NETEXEC_UDP_PORT } from '../../contracts/workload-ports.ts';
 
 /** Every file a machine needs to run pods: the programs and what they import. */
 export const WORKLOAD_FILES = [
@@ -40,11 +41,11 @@ export const LOCAL_WORKLOADS: WorkloadLocation = {
   dir: dirname(workloadPath('netexec.mjs')),
 };
 
-/** agnhost-netexec ports the suite talks to in every pod. */
-export const NETEXEC_HTTP_PORT = 8080;
-export const NETEXEC_UDP_PORT = 8081;
-/** The netexec on every node's own network (a host-network pod): clear of pods' ports and NodePorts. */
-export const HOST_NETEXEC_PORTS = { http: 8085, udp: 8086 } as const;
+export {
+  HOST_NETEXEC_PORTS,
+  NETEXEC_HTTP_PORT,
+  NETEXEC_UDP_PORT,
+} from '../../contracts/workload-ports.ts';
 export const READY_LINE = /^listening /;
 export const RELOADED_LINE = /^reloaded /;
 
