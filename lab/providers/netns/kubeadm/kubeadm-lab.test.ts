@@ -4,14 +4,28 @@
  * provision`'s steps changed nothing on a second pass, `lab down` leaves nothing; and a harness
  * killed during `up` leaves nothing after `lab reap`. While it is up, a hand-made nft drop on
  * lin2 turns only lin1 → lin2 cells red, and their path evidence names it: from the lab's node
- * shells, and from node shell pods when the cluster is run as one the harness did not make. Then
+ * shells, and from node shell pods when the cluster is run as one the harness did not make. As
+ * such a cluster (KUBECONFIG alone): with lin2 tainted, then lin1 cordoned, every cell through the
+ * node skipped naming it and why, the rest green; as a ServiceAccount bound only to the shipped
+ * ClusterRole, green, and with one verb taken from the role, stopped in preflight naming the verb,
+ * no run namespace made. Then
  * every disruption action on the middle Linux worker (lin1), each of its cells green again within
  * its bound, the long-lived connections and the UDP conntrack sockets intact. Run
  * by `npm run test:netns-kubeadm` (HL_KUBEADM_NETNS=1, root, the cache of
  * vagrant/artifacts/kubernetes/build.sh).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -32,6 +46,7 @@ import {
   NODE_ACTIONS,
 } from '../../../contracts/disruptions.ts';
 import { KUBELET_SYSCTLS, NODE_STATE_ROOT, PIN_ROOT } from './node-host.ts';
+import { REGISTRY_HOSTS_DIR } from './node-machines.ts';
 import { missing, optIn, skipIf, type Skip } from '../../../testing/skip.ts';
 
 const CLI = ['node_modules/.bin/tsx', 'lab/cli/main.ts'];
@@ -104,7 +119,8 @@ function sysctls(): string {
 }
 
 describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact cache)', function () {
-  this.timeout(25 * 60_000);
+  // Up, a hand-made drop, the runs as a cluster the harness did not make, every disruption action.
+  this.timeout(40 * 60_000);
   const skip = skipReason();
   const home = mkdtempSync(join(tmpdir(), 'hl-kubeadm-'));
   const env = { ...process.env, LAB_HOME: join(home, '.lab'), CI: 'true' };
@@ -136,7 +152,11 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     rule: string,
     options: Omit<Parameters<typeof runSuite>[2], 'timeoutMs'>,
   ): Promise<{ cells: string[]; first: string; suiteLog: string }> {
-    const defaults = { PROBE_TIMEOUT_MS: '2000', EVIDENCE: 'failed', EVIDENCE_MAX_CELLS: '20' };
+    const defaults = {
+      PROBE_TIMEOUT_MS: '2000',
+      EVIDENCE: 'failed',
+      EVIDENCE_MAX_CELLS: '20',
+    };
     const run = await runSuite(runner, results, {
       ...options,
       timeoutMs: 600_000,
@@ -231,6 +251,353 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     expect(tracePids().filter((f) => !earlierPids.has(f))).to.deep.equal([]);
   }
 
+  /** kubectl as the lab's admin, on the control plane node; fails the test when kubectl does. */
+  function kubectl(...args: string[]): string {
+    const run = cli(
+      'ssh',
+      'cp1',
+      '--lab',
+      'itkubeadm',
+      '--',
+      'kubectl',
+      '--kubeconfig=/etc/kubernetes/admin.conf',
+      ...args,
+    );
+    expect(run.status, `kubectl ${args.join(' ')}: ${run.stdout}${run.stderr}`).to.equal(0);
+    return run.stdout;
+  }
+
+  /** The run namespaces (`hybrid-lab-<run id>`) the cluster holds. */
+  const runNamespaces = (): string[] =>
+    kubectl('get', 'namespaces', '-o', 'name')
+      .split('\n')
+      .filter((n) => /^namespace\/hybrid-lab-\d{8}-/.test(n));
+
+  /** The suite's pod-to-pod Linux cells as a user with KUBECONFIG alone (no lab) runs them. */
+  function asExistingCluster(
+    results: string,
+    kubeconfig: string,
+    settings: Record<string, string> = {},
+  ) {
+    return runSuite(runner, join(home, results), {
+      labHome: mkdtempSync(join(home, 'no-lab-')),
+      // Pod-to-pod only: NodePort and outbound cells need this host on the lab's network.
+      grep: 'pod-to-pod linux-to-linux',
+      timeoutMs: 600_000,
+      env: {
+        KUBECONFIG: kubeconfig,
+        AGNHOST_IMAGE: 'hybrid-lab/agnhost:2.25',
+        ...settings,
+      },
+    });
+  }
+
+  /** `command` on lab node `node`, as root there; fails the test when it fails. */
+  function onNode(node: string, command: string): string {
+    const run = cli('ssh', node, '--lab', 'itkubeadm', '--', 'sh', '-c', command);
+    expect(run.status, `${node}: ${command}: ${run.stdout}${run.stderr}`).to.equal(0);
+    return run.stdout;
+  }
+
+  /**
+   * A private registry on the lab: Debian's docker-registry on cp1's address, TLS from a CA of the
+   * test's own (each node's containerd trusts it through a hosts.toml), htpasswd; skopeo copies the
+   * agnhost image of the artifact cache in. With IMAGE_PULL_SECRET the cells are green; without
+   * it the run ends at its pods' pull naming the setting, no Service made.
+   */
+  async function privateRegistry(): Promise<void> {
+    const apt = spawnSync(
+      'bash',
+      [
+        '-c',
+        '. vagrant/bin/hl-apt.sh && hl_apt_install docker-registry skopeo apache2-utils openssl',
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(apt.status, `${apt.stdout}${apt.stderr}`).to.equal(0);
+    const plan = JSON.parse(readFileSync(join(env.LAB_HOME, 'itkubeadm', 'plan.json'), 'utf8')) as {
+      nodes: { name: string; ip: string }[];
+    };
+    const address = `${plan.nodes.find((n) => n.name === 'cp1')!.ip}:5000`;
+    const dir = mkdtempSync(join(home, 'registry-'));
+    const sh = (command: string) => {
+      const run = spawnSync('sh', ['-c', command], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
+      expect(run.status, `${command}: ${run.stderr}`).to.equal(0);
+    };
+    const ip = address.split(':')[0]!;
+    sh(
+      'openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=hybrid-lab test CA" -keyout ca.key -out ca.crt 2>/dev/null',
+    );
+    writeFileSync(join(dir, 'san.ext'), `subjectAltName=IP:${ip}\n`);
+    sh(
+      `openssl req -newkey rsa:2048 -nodes -subj "/CN=${ip}" -keyout registry.key -out registry.csr 2>/dev/null`,
+    );
+    sh(
+      'openssl x509 -req -in registry.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile san.ext -out registry.crt 2>/dev/null',
+    );
+    const password = randomBytes(12).toString('hex');
+    sh(`htpasswd -Bbc htpasswd suite ${password} 2>/dev/null`);
+    writeFileSync(
+      join(dir, 'config.yml'),
+      stringify({
+        version: 0.1,
+        log: { level: 'warn' },
+        storage: { filesystem: { rootdirectory: join(dir, 'data') } },
+        http: {
+          addr: address,
+          tls: {
+            certificate: join(dir, 'registry.crt'),
+            key: join(dir, 'registry.key'),
+          },
+        },
+        auth: {
+          htpasswd: { realm: 'hybrid-lab', path: join(dir, 'htpasswd') },
+        },
+      }),
+    );
+    // In cp1's namespaces, in its own process group: the test ends it by that group.
+    const registry = spawn(
+      CLI[0]!,
+      [
+        ...CLI.slice(1),
+        'ssh',
+        'cp1',
+        '--lab',
+        'itkubeadm',
+        '--',
+        'docker-registry',
+        'serve',
+        join(dir, 'config.yml'),
+      ],
+      { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true },
+    );
+    let registryLog = '';
+    registry.stderr.on('data', (chunk: Buffer) => (registryLog += chunk.toString()));
+    const exited = new Promise((resolve) => registry.once('exit', resolve));
+    const image = `${address}/e2e/agnhost:2.25`;
+    try {
+      mkdirSync(join(dir, 'certs'));
+      copyFileSync(join(dir, 'ca.crt'), join(dir, 'certs', 'ca.crt'));
+      const tar = join(
+        '/var/cache/hybrid-lab/kubernetes/v1.20.2/images/linux/hybrid-lab_agnhost_2.25.tar',
+      );
+      await pollUntil(
+        'the registry to answer on cp1',
+        () =>
+          cli(
+            'ssh',
+            'cp1',
+            '--lab',
+            'itkubeadm',
+            '--',
+            'skopeo',
+            'copy',
+            '--insecure-policy',
+            '--quiet',
+            `--dest-cert-dir=${join(dir, 'certs')}`,
+            `--dest-creds=suite:${password}`,
+            `docker-archive:${tar}`,
+            `docker://${image}`,
+          ).status === 0 || undefined,
+        { timeoutMs: 60_000, intervalMs: 1000 },
+      );
+      for (const node of plan.nodes)
+        onNode(
+          node.name,
+          `mkdir -p ${REGISTRY_HOSTS_DIR}/${address} && printf '%s\n' 'server = "https://${address}"' '[host."https://${address}"]' '  capabilities = ["pull", "resolve"]' '  ca = "${join(dir, 'ca.crt')}"' > ${REGISTRY_HOSTS_DIR}/${address}/hosts.toml`,
+        );
+      const docker = join(dir, 'dockerconfig.json');
+      writeFileSync(
+        docker,
+        JSON.stringify({
+          auths: {
+            [address]: {
+              auth: Buffer.from(`suite:${password}`).toString('base64'),
+            },
+          },
+        }),
+        { mode: 0o600 },
+      );
+      kubectl(
+        '-n',
+        'default',
+        'create',
+        'secret',
+        'generic',
+        'hl-regcred',
+        '--type=kubernetes.io/dockerconfigjson',
+        `--from-file=.dockerconfigjson=${docker}`,
+      );
+      const admin = join(env.LAB_HOME, 'itkubeadm', 'kubeconfig');
+      const green = await asExistingCluster('registry', admin, {
+        AGNHOST_IMAGE: image,
+        IMAGE_PULL_SECRET: 'default/hl-regcred',
+      });
+      const greenLog = readFileSync(join(green.resultsDir, 'suite.log'), 'utf8');
+      expect(green.exitCode, `with IMAGE_PULL_SECRET:\n${greenLog.slice(-3000)}`).to.equal(0);
+      expect(green.cells.filter((c) => c.verdict === 'pass')).to.not.be.empty;
+      expect(greenLog, 'the password').to.not.include(password);
+      // The pull above left the image on every node, where IfNotPresent would use it again.
+      for (const node of plan.nodes)
+        onNode(
+          node.name,
+          `ctr -n k8s.io images ls -q | grep '^${address}/' | xargs -r ctr -n k8s.io images rm`,
+        );
+      const refused = await asExistingCluster('registry-no-secret', admin, {
+        AGNHOST_IMAGE: image,
+        PREPULL_TIMEOUT_MS: '60000',
+        DEPLOY_TIMEOUT_MS: '60000',
+      });
+      const log = readFileSync(join(refused.resultsDir, 'suite.log'), 'utf8');
+      expect(refused.exitCode, 'the run without the secret').to.not.equal(0);
+      expect(log)
+        .to.match(/ErrImagePull|ImagePullBackOff/)
+        .and.to.include('IMAGE_PULL_SECRET');
+      console.log(
+        `      private registry: ${green.cells.length} cells with the secret; without: ${/timed out[^\n]*/.exec(log)?.[0] ?? 'refused'}`,
+      );
+    } finally {
+      process.kill(-registry.pid!, 'SIGTERM');
+      await exited;
+      kubectl('-n', 'default', 'delete', 'secret', 'hl-regcred', '--ignore-not-found');
+      for (const node of plan.nodes) onNode(node.name, `rm -rf ${REGISTRY_HOSTS_DIR}/${address}`);
+      if (registryLog !== '') console.log(`      registry said: ${registryLog.slice(-500)}`);
+    }
+  }
+
+  /**
+   * A node the run cannot use (`make` on it, `undo` after): every cell that needs it skipped
+   * naming the node and `why`, every other cell green.
+   */
+  async function nodeLeftOut(node: string, make: string[], undo: string[], why: RegExp) {
+    kubectl(...make);
+    try {
+      const run = await asExistingCluster(
+        `left-out-${node}`,
+        join(env.LAB_HOME, 'itkubeadm', 'kubeconfig'),
+      );
+      expect(run.broken, run.broken).to.equal(undefined);
+      const needs = run.cells.filter((c) => c.cell.split('/').includes(node));
+      const rest = run.cells.filter((c) => !c.cell.split('/').includes(node));
+      expect(needs, `cells through ${node}`).to.not.be.empty;
+      expect(rest, `cells not through ${node}`).to.not.be.empty;
+      for (const c of needs) {
+        expect(c.verdict, c.cell).to.equal('skipped');
+        expect(c.reason, c.cell).to.include(node).and.to.match(why);
+      }
+      expect(
+        rest.filter((c) => c.verdict !== 'pass').map((c) => `${c.cell}: ${c.verdict} ${c.detail}`),
+      ).to.deep.equal([]);
+      console.log(
+        `      ${node} left out: ${needs.length} cells skipped (${needs[0]!.reason}), ${rest.length} green`,
+      );
+    } finally {
+      kubectl(...undo);
+    }
+  }
+
+  /**
+   * A ServiceAccount bound only to the shipped ClusterRole (manifests/rbac) runs the cells green;
+   * with one verb taken from the role, the run stops in its preflight naming that verb, and the
+   * cluster holds no run namespace after it.
+   */
+  async function serviceAccountWithShippedRole(): Promise<void> {
+    const role = readFileSync('manifests/rbac/hybrid-lab-suite.yaml', 'utf8');
+    const roleFile = join(home, 'roles.yaml');
+    writeFileSync(roleFile, role);
+    kubectl('apply', '-f', roleFile);
+    kubectl('create', 'namespace', 'hybrid-lab-runner');
+    kubectl('-n', 'hybrid-lab-runner', 'create', 'serviceaccount', 'suite');
+    kubectl(
+      'create',
+      'clusterrolebinding',
+      'hybrid-lab-suite',
+      '--clusterrole=hybrid-lab-suite',
+      '--serviceaccount=hybrid-lab-runner:suite',
+    );
+    // Kubernetes 1.20's token controller puts the account's token in a Secret of its own.
+    const token = await pollUntil(
+      "the service account's token",
+      () => {
+        // The namespace's default account has one too: the Secret the account itself names.
+        const secret = kubectl(
+          '-n',
+          'hybrid-lab-runner',
+          'get',
+          'serviceaccount',
+          'suite',
+          '-o',
+          'jsonpath={.secrets[0].name}',
+        ).trim();
+        if (secret === '') return undefined;
+        const out = kubectl(
+          '-n',
+          'hybrid-lab-runner',
+          'get',
+          'secret',
+          secret,
+          '-o',
+          'jsonpath={.data.token}',
+        ).trim();
+        return out === '' ? undefined : Buffer.from(out, 'base64').toString('utf8');
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    const admin = parse(readFileSync(join(env.LAB_HOME, 'itkubeadm', 'kubeconfig'), 'utf8')) as {
+      clusters: { name: string }[];
+    };
+    const kubeconfig = join(home, 'suite-sa.kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: admin.clusters,
+        users: [{ name: 'suite', user: { token } }],
+        contexts: [
+          {
+            name: 'suite',
+            context: { cluster: admin.clusters[0]!.name, user: 'suite' },
+          },
+        ],
+        'current-context': 'suite',
+      }),
+      { mode: 0o600 },
+    );
+    const green = await asExistingCluster('service-account', kubeconfig);
+    expect(green.broken, green.broken).to.equal(undefined);
+    const greenLog = readFileSync(join(green.resultsDir, 'suite.log'), 'utf8');
+    expect(green.exitCode, `the run as the service account:\n${greenLog.slice(-3000)}`).to.equal(0);
+    expect(green.cells.filter((c) => c.verdict === 'pass')).to.not.be.empty;
+    expect(
+      green.cells.filter((c) => c.verdict !== 'pass' && c.verdict !== 'skipped'),
+    ).to.deep.equal([]);
+    // One verb less: endpoints may be read but no longer created.
+    const without = role.replace(
+      /(resources: \[endpoints\]\n\s+verbs: )\[create, get\]/,
+      '$1[get]',
+    );
+    expect(without, 'the endpoints rule of the shipped role').to.not.equal(role);
+    writeFileSync(roleFile, without);
+    kubectl('apply', '-f', roleFile);
+    try {
+      const before = runNamespaces();
+      const refused = await asExistingCluster('service-account-refused', kubeconfig);
+      expect(refused.exitCode, 'the run without endpoints create').to.not.equal(0);
+      const log = readFileSync(join(refused.resultsDir, 'suite.log'), 'utf8');
+      expect(log).to.include('may not create endpoints').and.to.include('nothing was created');
+      expect(runNamespaces(), 'run namespaces after the refused run').to.deep.equal(before);
+    } finally {
+      writeFileSync(roleFile, role);
+      kubectl('apply', '-f', roleFile);
+      kubectl('delete', 'clusterrolebinding', 'hybrid-lab-suite');
+      kubectl('delete', 'namespace', 'hybrid-lab-runner');
+    }
+  }
+
   /**
    * The over-time rows and the disruption phase on lin1 (docs/disruption.md), real: every action,
    * every cell that starts or ends on lin1 green again within its bound; the long-lived
@@ -295,6 +662,16 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     // The kubelets set global kernel settings; each node's are private files.
     expect(sysctls()).to.equal(kernel);
     await evidenceOfHandMadeDrop();
+    // As a cluster the harness did not make: nodes it cannot use, and the shipped role alone.
+    await nodeLeftOut(
+      'lin2',
+      ['taint', 'node', 'lin2', 'dedicated=infra:NoSchedule'],
+      ['taint', 'node', 'lin2', 'dedicated=infra:NoSchedule-'],
+      /has taint dedicated=infra:NoSchedule/,
+    );
+    await nodeLeftOut('lin1', ['cordon', 'lin1'], ['uncordon', 'lin1'], /is cordoned/);
+    await serviceAccountWithShippedRole();
+    await privateRegistry();
     await disruptionsOnLin1();
     const down = cli('down', '--lab', 'itkubeadm');
     expect(down.status, down.stdout + down.stderr).to.equal(0);
