@@ -332,6 +332,35 @@ const CORE_FACTS: readonly WindowsFact[] = [
     values: { 'Linux-only prefix': LINUX_ONLY_IMAGE_PREFIX },
   },
   {
+    id: 'container-build-must-match-host',
+    fact: "A process-isolated Windows Server container is blocked from starting when the host's build number differs from its image's (Windows Server 2022 images on Windows 11 clients are the one exception); the kubelet labels a Windows node node.kubernetes.io/windows-build with its MajorVersion.MinorVersion.BuildNumber (10.0.20348), and a multi-platform image's index gives each Windows variant's platform os.version (10.0.20348.2582).",
+    soTheCode:
+      "On any cluster with Windows nodes, the run reads the Windows image's index from its registry and leaves out a Windows node whose build label no variant's os.version starts with, naming both; a registry it cannot read is a warning and no node is judged by it.",
+    sources: [
+      `${LEARN}/virtualization/windowscontainers/deploy-containers/version-compatibility`,
+      `${K8S_DOCS}/reference/labels-annotations-taints/#nodekubernetesiowindows-build`,
+      'https://github.com/opencontainers/image-spec/blob/main/image-index.md',
+    ],
+    reliedOnBy: [
+      'lab/providers/existing/node-usability.ts',
+      'specs/drivers/kubernetes/image-platforms.ts',
+    ],
+    checkedBy: [
+      {
+        file: 'lab/providers/existing/node-usability.test.ts',
+        test: 'leaves out a Windows node whose build the Windows image has no variant for, naming both (a container starts only on its own build)',
+      },
+      {
+        file: 'specs/drivers/kubernetes/cluster-discovery.test.ts',
+        test: "asks for the Windows image's variants only with a Windows node, and leaves out one without its build",
+      },
+      {
+        file: 'specs/drivers/kubernetes/image-platforms.test.ts',
+        test: "gives each Windows variant's os.version, asking for an index first",
+      },
+    ],
+  },
+  {
     id: 'windows-firewall-inbound',
     fact: "Windows Firewall blocks inbound connections unless a rule allows them (the default inbound action is Block). A HostProcess container's listener is an ordinary host process, under the host's firewall.",
     soTheCode:

@@ -84,6 +84,8 @@ export function driverFixture(
     say: (text) => progress.push(text),
     // Never a packet to the recorded node addresses: the reachability check asks these, which
     // answer every request but those a test lists in `unreachable`.
+    // Never a request to a registry: the Windows image's variants are the test's to give.
+    windowsVariants: () => Promise.resolve(undefined),
     reachability: {
       fromOutside: (request) => Promise.resolve(reachable(request, unreachable)),
       fromNode: (_node, request) => Promise.resolve(reachable(request, unreachable)),

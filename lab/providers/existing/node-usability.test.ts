@@ -130,4 +130,30 @@ describe('which nodes a run uses', () => {
       undefined,
     );
   });
+
+  it('leaves out a Windows node whose build the Windows image has no variant for, naming both (a container starts only on its own build)', () => {
+    const windows = (build: string) =>
+      node('win1', 'windows', { labels: { 'node.kubernetes.io/windows-build': build } });
+    const image = {
+      image: 'registry.k8s.io/e2e-test-images/agnhost:2.52',
+      variants: ['10.0.17763.5830', '10.0.20348.2461'],
+    };
+    expect(leftOutBecause(windows('10.0.20348'), { windowsImage: image })).to.equal(undefined);
+    expect(leftOutBecause(windows('10.0.17763'), { windowsImage: image })).to.equal(undefined);
+    // Windows Server 2025 (26100): no variant; a build that only starts like one is none either.
+    expect(leftOutBecause(windows('10.0.26100'), { windowsImage: image })).to.equal(
+      'runs Windows build 10.0.26100, and registry.k8s.io/e2e-test-images/agnhost:2.52 has variants for 10.0.17763.5830, 10.0.20348.2461 only: a Windows container starts only on its own build (AGNHOST_IMAGE_WINDOWS to name an image that has one)',
+    );
+    expect(
+      leftOutBecause(windows('10.0.2034'), { windowsImage: image }),
+      'a prefix of a build is not the build',
+    ).to.match(/^runs Windows build 10\.0\.2034,/);
+    expect(
+      leftOutBecause(windows('10.0.20348'), { windowsImage: { image: 'x', variants: [] } }),
+    ).to.contain('x has no Windows variant');
+    // Not judged: variants unknown, no build label, a Linux node.
+    expect(leftOutBecause(windows('10.0.26100'), {})).to.equal(undefined);
+    expect(leftOutBecause(node('win1', 'windows'), { windowsImage: image })).to.equal(undefined);
+    expect(leftOutBecause(node('lin1', 'linux'), { windowsImage: image })).to.equal(undefined);
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * Which nodes a run can put its pods on, and why each other one is left out: not chosen
  * (NODES, NODE_SELECTOR), not Ready, cordoned, a taint the suite's pods do not tolerate, no
- * address, no HostProcess on a Windows node. The run goes on over the rest; the cells that need
+ * address, no HostProcess on a Windows node, no variant of the Windows image for its build. The
+ * run goes on over the rest; the cells that need
  * a left-out node are skipped naming it and this reason.
  */
 import type { Os } from '../../contracts/cells.ts';
@@ -51,6 +52,31 @@ export function suiteTolerations(os: Os, extra: readonly Toleration[] = []): Tol
 export interface NodeChoice extends NodeFilter {
   /** TOLERATIONS. */
   tolerations?: readonly Toleration[];
+  /**
+   * The suite's Windows image and the builds its variants are for (`10.0.20348.2582`, … from its
+   * index); unset when they could not be read, and then no node is judged by them.
+   */
+  windowsImage?: { image: string; variants: readonly string[] };
+}
+
+/** Whether a variant of `os.version` (`10.0.20348.2582`) runs on a node of build `10.0.20348`. */
+export function variantFits(build: string, variant: string): boolean {
+  return variant === build || variant.startsWith(`${build}.`);
+}
+
+/**
+ * Why the Windows image cannot run on the node: a process-isolated Windows container starts only
+ * on a host of its own build (windows-facts.ts, `container-build-must-match-host`).
+ */
+function noImageVariant(node: NodeObject, image: NodeChoice['windowsImage']): string | undefined {
+  const build = node.metadata?.labels?.[WINDOWS_BUILD_LABEL];
+  if (image === undefined || build === undefined) return undefined;
+  if (image.variants.some((v) => variantFits(build, v))) return undefined;
+  const has =
+    image.variants.length === 0
+      ? 'no Windows variant'
+      : `variants for ${image.variants.join(', ')} only`;
+  return `runs Windows build ${build}, and ${image.image} has ${has}: a Windows container starts only on its own build (AGNHOST_IMAGE_WINDOWS to name an image that has one)`;
 }
 
 /** A node the run does not use, and why, as a phrase after its name. */
@@ -135,8 +161,9 @@ export function leftOutBecause(node: NodeObject, choice: NodeChoice): string | u
   }
   if (!(node.status?.addresses ?? []).some((a) => a.type === 'InternalIP'))
     return `reports no InternalIP address (kubectl get node ${name} -o jsonpath='{.status.addresses}')`;
+  if (os !== 'windows') return undefined;
   // The kubelet is never newer than the API server: its version bounds both.
-  return os === 'windows' ? noHostProcess(node) : undefined;
+  return noHostProcess(node) ?? noImageVariant(node, choice.windowsImage);
 }
 
 /** The nodes a run can use, and those it leaves out with why; names that match no node too. */

@@ -107,4 +107,26 @@ describe('cluster discovery (recorded node list)', () => {
       'NODES names win7, which the cluster does not have',
     );
   });
+
+  it("asks for the Windows image's variants only with a Windows node, and leaves out one without its build", async () => {
+    let asked = 0;
+    const variants = (list: string[]) => () => {
+      asked++;
+      return Promise.resolve({ image: 'agnhost:2.52', variants: list });
+    };
+    const core = new FakeCore();
+    core.nodes = [NODES.cp1(), NODES.lin1(), NODES.win1()];
+    // win1 runs 10.0.20348 (Windows Server 2022): an ltsc2019-only image cannot start there.
+    const facts = await discoverCluster(core, fakeVersion, {}, variants(['10.0.17763.5830']));
+    expect(facts.nodes.map((n) => n.name)).to.deep.equal(['cp1', 'lin1']);
+    expect(facts.leftOut!.map((l) => `${l.node.name} ${l.why}`)).to.deep.equal([
+      'win1 runs Windows build 10.0.20348, and agnhost:2.52 has variants for 10.0.17763.5830 only: a Windows container starts only on its own build (AGNHOST_IMAGE_WINDOWS to name an image that has one)',
+    ]);
+    const fits = await discoverCluster(core, fakeVersion, {}, variants(['10.0.20348.2582']));
+    expect(fits.nodes.map((n) => n.name)).to.include('win1');
+    expect(asked).to.equal(2);
+    core.nodes = [NODES.cp1(), NODES.lin1()];
+    await discoverCluster(core, fakeVersion, {}, variants([]));
+    expect(asked, 'asked on a Linux-only cluster').to.equal(2);
+  });
 });

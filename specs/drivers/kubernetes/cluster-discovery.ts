@@ -79,18 +79,23 @@ function toSuiteNode(node: V1Node): SuiteNode | undefined {
 
 /**
  * Lists the nodes (os, role, InternalIP), their OS builds and the server version; the nodes the
- * run cannot use or was told not to (`choice`) are left out with why.
+ * run cannot use or was told not to (`choice`) are left out with why. `windowsImage` gives the
+ * Windows image's variants, asked only when the cluster has a Windows node.
  */
 export async function discoverCluster(
   core: CoreClient,
   version: VersionClient,
-  choice: NodeChoice = {},
+  nodeChoice: NodeChoice = {},
+  windowsImage?: () => Promise<NodeChoice['windowsImage']>,
 ): Promise<ClusterFacts> {
   const [list, info, addons] = await Promise.all([
     core.listNode(),
     version.getCode(),
     discoverAddons(core),
   ]);
+  const hasWindows = list.items.some((n) => n.metadata?.labels?.[OS_LABEL] === 'windows');
+  const variants = hasWindows && windowsImage !== undefined ? await windowsImage() : undefined;
+  const choice = variants === undefined ? nodeChoice : { ...nodeChoice, windowsImage: variants };
   const facts: ClusterFacts = {
     nodes: [],
     leftOut: [],

@@ -59,6 +59,29 @@ describe('KubernetesDriver (unit; fakes answering with recorded API responses)',
     });
   });
 
+  it("checks Windows nodes against the Windows image's variants, and warns when it cannot read them", async () => {
+    const { kubeconfig, facts, options, warnings } = driverFixture();
+    const asked: string[] = [];
+    const driver = await KubernetesDriver.open(kubeconfig, facts, {
+      ...options,
+      windowsVariants: (image) => {
+        asked.push(image);
+        return Promise.resolve(['10.0.17763.5830']);
+      },
+    });
+    expect(asked).to.deep.equal(['mirror.local:5000/e2e/agnhost:2.52']);
+    expect(driver.nodes.map((n) => n.name)).to.deep.equal(['cp1', 'lin1']);
+    expect(driver.leftOut.map((l) => l.node.name)).to.deep.equal(['win1']);
+    const unread = await KubernetesDriver.open(kubeconfig, facts, {
+      ...options,
+      windowsVariants: () => Promise.reject(new Error('fetch failed')),
+    });
+    expect(unread.nodes.map((n) => n.name)).to.include('win1');
+    expect(warnings).to.deep.equal([
+      'cannot read the Windows builds mirror.local:5000/e2e/agnhost:2.52 has variants for (fetch failed); Windows nodes are not checked against them, and one without a variant shows as a pod that does not start',
+    ]);
+  });
+
   it("makes path evidence opt-in where it would go through privileged pods on the user's nodes", async () => {
     const { kubeconfig, facts, options } = driverFixture();
     const theirs = await KubernetesDriver.open(kubeconfig, facts, options);
