@@ -119,3 +119,30 @@ export async function windowsVariants(
     .map((m) => m.platform?.['os.version'] ?? '')
     .filter((v) => v !== '');
 }
+
+/** How long the registry may take to give the Windows image's index. */
+const REGISTRY_TIMEOUT_MS = 10_000;
+
+/**
+ * The Windows image's variants for the node choice (node-usability.ts); a registry this host
+ * cannot read (offline, credentials) is a warning, and then no node is judged by them.
+ */
+export async function windowsImageChoice(
+  image: string,
+  options: {
+    read?: (image: string) => Promise<string[] | undefined>;
+    warn: (text: string) => void;
+  },
+): Promise<{ image: string; variants: string[] } | undefined> {
+  const read =
+    options.read ?? ((ref: string) => windowsVariants(ref, httpFetch(REGISTRY_TIMEOUT_MS)));
+  try {
+    const variants = await read(image);
+    return variants === undefined ? undefined : { image, variants };
+  } catch (error) {
+    options.warn(
+      `cannot read the Windows builds ${image} has variants for (${error instanceof Error ? error.message : String(error)}); Windows nodes are not checked against them, and one without a variant shows as a pod that does not start`,
+    );
+    return undefined;
+  }
+}

@@ -35,7 +35,7 @@ import { rolesFor, versionFindings } from '../../../lab/providers/existing/clust
 import { suiteRoles } from '../../../lab/providers/existing/suite-roles.ts';
 import type { PreflightProblem } from '../../../lab/errors.ts';
 import { leftOutBecause, type NodeChoice } from '../../../lab/providers/existing/node-usability.ts';
-import { httpFetch, windowsVariants } from './image-platforms.ts';
+import { windowsImageChoice } from './image-platforms.ts';
 import { ExecError, execInPod, type ExecTarget } from './exec-in-pod.ts';
 import { InfrastructureError } from '../../model/infrastructure-error.ts';
 import { apiErrorText, loadKubeConfig, makeClients, type KubeClients } from './kube-clients.ts';
@@ -145,33 +145,6 @@ export interface KubernetesDriverOptions {
   windowsVariants?: (image: string) => Promise<string[] | undefined>;
 }
 
-/** How long the registry may take to give the Windows image's index. */
-const REGISTRY_TIMEOUT_MS = 10_000;
-
-/**
- * The Windows image's variants for the node choice; a registry this host cannot read (offline,
- * credentials) is a warning, and then no node is judged by them.
- */
-async function windowsImageChoice(
-  settings: KubernetesSettings,
-  options: KubernetesDriverOptions,
-): Promise<NodeChoice['windowsImage']> {
-  const image = agnhostImages(settings, options.images).windows;
-  const read =
-    options.windowsVariants ??
-    ((ref: string) => windowsVariants(ref, httpFetch(REGISTRY_TIMEOUT_MS)));
-  try {
-    const variants = await read(image);
-    return variants === undefined ? undefined : { image, variants };
-  } catch (error) {
-    const warn = options.warn ?? ((text) => process.stderr.write(`hybrid-lab: warning: ${text}\n`));
-    warn(
-      `cannot read the Windows builds ${image} has variants for (${error instanceof Error ? error.message : String(error)}); Windows nodes are not checked against them, and one without a variant shows as a pod that does not start`,
-    );
-    return undefined;
-  }
-}
-
 const SERVICE_OSES: readonly Os[] = ['linux', 'windows'];
 
 /**
@@ -251,7 +224,10 @@ export class KubernetesDriver implements LabDriver {
     let cluster: ClusterFacts;
     try {
       cluster = await discoverCluster(clients.core, clients.version, nodeChoice(settings), () =>
-        windowsImageChoice(settings, options),
+        windowsImageChoice(agnhostImages(settings, options.images).windows, {
+          ...(options.windowsVariants === undefined ? {} : { read: options.windowsVariants }),
+          warn: options.warn ?? ((text) => process.stderr.write(`hybrid-lab: warning: ${text}\n`)),
+        }),
       );
     } catch (error) {
       if (error instanceof LabError) throw error;
