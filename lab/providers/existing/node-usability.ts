@@ -60,7 +60,7 @@ export interface NodeChoice extends NodeFilter {
 }
 
 /** Whether a variant of `os.version` (`10.0.20348.2582`) runs on a node of build `10.0.20348`. */
-export function variantFits(build: string, variant: string): boolean {
+function variantFits(build: string, variant: string): boolean {
   return variant === build || variant.startsWith(`${build}.`);
 }
 

@@ -51,6 +51,9 @@ import { missing, optIn, skipIf, type Skip } from '../../../testing/skip.ts';
 
 const CLI = ['node_modules/.bin/tsx', 'lab/cli/main.ts'];
 const PRESET = 'lab/presets/netns-kubeadm.yaml';
+/** The preset's artifact cache: Kubernetes, its images (agnhost's tarball among them). */
+const ARTIFACTS = (parse(readFileSync(PRESET, 'utf8')) as { artifacts: { dir: string } }).artifacts
+  .dir;
 const DAEMONS =
   /^(kubelet|kube-apiserver|kube-proxy|kube-controller|kube-scheduler|etcd|containerd.*|kubelet-loop.sh|pause|agnhost|hl-cluster-dns)$/;
 
@@ -67,11 +70,9 @@ function skipReason(): Skip | undefined {
   );
   if (optedOut !== undefined) return optedOut;
   if (process.getuid?.() !== 0) return missing('needs root for namespaces, mounts and cgroups');
-  const cache = (parse(readFileSync(PRESET, 'utf8')) as { artifacts: { dir: string } }).artifacts
-    .dir;
-  return existsSync(join(cache, 'recipe.json'))
+  return existsSync(join(ARTIFACTS, 'recipe.json'))
     ? undefined
-    : missing(`no artifact cache at ${cache}: bash vagrant/artifacts/kubernetes/build.sh`);
+    : missing(`no artifact cache at ${ARTIFACTS}: bash vagrant/artifacts/kubernetes/build.sh`);
 }
 
 /** Everything of lab `id` this host still holds, one line each: the test's definition of "nothing left". */
@@ -142,6 +143,21 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     for (const lab of ['itkubeadm', 'itkubecrash']) cli('reap', '--lab', lab);
     rmSync(home, { recursive: true, force: true });
   });
+
+  /** The lab's admin kubeconfig, as `lab up` wrote it. */
+  const adminKubeconfig = () => join(env.LAB_HOME, 'itkubeadm', 'kubeconfig');
+
+  /**
+   * The suite's options as a user with KUBECONFIG alone (no lab) gives them: pod-to-pod Linux
+   * cells only, since NodePort and outbound cells need this host on the lab's network.
+   */
+  function asExisting(kubeconfig: string, settings: Record<string, string> = {}) {
+    return {
+      labHome: mkdtempSync(join(home, 'no-lab-')),
+      grep: 'pod-to-pod linux-to-linux',
+      env: { KUBECONFIG: kubeconfig, AGNHOST_IMAGE: 'hybrid-lab/agnhost:2.25', ...settings },
+    };
+  }
 
   /**
    * Runs the suite with path evidence of every red cell, checks that exactly the cells from lin1
@@ -228,15 +244,11 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     // Monitors' pid files already in /tmp are not this run's (a harness killed earlier leaves them).
     const tracePids = () => readdirSync('/tmp').filter((f) => f.startsWith('hl-evidence-trace-'));
     const earlierPids = new Set(tracePids());
-    const { cells, first, suiteLog } = await droppedOnLin2(join(home, 'existing-results'), rule, {
-      labHome: mkdtempSync(join(home, 'no-lab-')),
-      // Pod-to-pod only (cp1 → lin2 stays green): NodePort and outbound cells need the lab's network.
-      grep: 'pod-to-pod linux-to-linux',
-      env: {
-        KUBECONFIG: join(env.LAB_HOME, 'itkubeadm', 'kubeconfig'),
-        AGNHOST_IMAGE: 'hybrid-lab/agnhost:2.25',
-      },
-    });
+    const { cells, first, suiteLog } = await droppedOnLin2(
+      join(home, 'existing-results'),
+      rule,
+      asExisting(adminKubeconfig()),
+    );
     expect(cells).to.include('pod-to-pod/linux-to-linux/cross-node/cp1/lin2/ip');
     // What the pods cost: the suite's own line, `path evidence of N cell(s) in M ms`.
     const timing = /path evidence of .*/.exec(suiteLog);
@@ -280,15 +292,8 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     settings: Record<string, string> = {},
   ) {
     return runSuite(runner, join(home, results), {
-      labHome: mkdtempSync(join(home, 'no-lab-')),
-      // Pod-to-pod only: NodePort and outbound cells need this host on the lab's network.
-      grep: 'pod-to-pod linux-to-linux',
+      ...asExisting(kubeconfig, settings),
       timeoutMs: 600_000,
-      env: {
-        KUBECONFIG: kubeconfig,
-        AGNHOST_IMAGE: 'hybrid-lab/agnhost:2.25',
-        ...settings,
-      },
     });
   }
 
@@ -381,9 +386,7 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
     try {
       mkdirSync(join(dir, 'certs'));
       copyFileSync(join(dir, 'ca.crt'), join(dir, 'certs', 'ca.crt'));
-      const tar = join(
-        '/var/cache/hybrid-lab/kubernetes/v1.20.2/images/linux/hybrid-lab_agnhost_2.25.tar',
-      );
+      const tar = join(ARTIFACTS, 'images/linux/hybrid-lab_agnhost_2.25.tar');
       await pollUntil(
         'the registry to answer on cp1',
         () =>
@@ -431,7 +434,7 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
         '--type=kubernetes.io/dockerconfigjson',
         `--from-file=.dockerconfigjson=${docker}`,
       );
-      const admin = join(env.LAB_HOME, 'itkubeadm', 'kubeconfig');
+      const admin = adminKubeconfig();
       const green = await asExistingCluster('registry', admin, {
         AGNHOST_IMAGE: image,
         IMAGE_PULL_SECRET: 'default/hl-regcred',
@@ -475,10 +478,7 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
   async function nodeLeftOut(node: string, make: string[], undo: string[], why: RegExp) {
     kubectl(...make);
     try {
-      const run = await asExistingCluster(
-        `left-out-${node}`,
-        join(env.LAB_HOME, 'itkubeadm', 'kubeconfig'),
-      );
+      const run = await asExistingCluster(`left-out-${node}`, adminKubeconfig());
       expect(run.broken, run.broken).to.equal(undefined);
       const needs = run.cells.filter((c) => c.cell.split('/').includes(node));
       const rest = run.cells.filter((c) => !c.cell.split('/').includes(node));
@@ -546,7 +546,7 @@ describe('kubeadm on namespace nodes (real Kubernetes 1.20.2 from the artifact c
       },
       { timeoutMs: 60_000, intervalMs: 500 },
     );
-    const admin = parse(readFileSync(join(env.LAB_HOME, 'itkubeadm', 'kubeconfig'), 'utf8')) as {
+    const admin = parse(readFileSync(adminKubeconfig(), 'utf8')) as {
       clusters: { name: string }[];
     };
     const kubeconfig = join(home, 'suite-sa.kubeconfig');
