@@ -38,8 +38,8 @@ const PRESET_NODES = ['cp1', 'lin1', 'win1'];
  * The libvirt-emulated lab's VMs and hypervisor entries: the preset's three over both entries, or
  * what HL_IT_EMULATED_NODES and HL_IT_HYPERVISORS say (CI's tier: cp1 and win1 on one entry).
  */
-const EMULATED_NODES = (process.env.HL_IT_EMULATED_NODES ?? '').split(/\s+/).filter(Boolean);
-if (EMULATED_NODES.length === 0) EMULATED_NODES.push(...PRESET_NODES);
+const ASKED_NODES = (process.env.HL_IT_EMULATED_NODES ?? '').split(/\s+/).filter(Boolean);
+const EMULATED_NODES = ASKED_NODES.length > 0 ? ASKED_NODES : PRESET_NODES;
 const EMULATED_HYPERVISORS = process.env.HL_IT_HYPERVISORS === '1' ? 1 : 2;
 const timings: Record<string, number> = {};
 const found = itEnvironment();
